@@ -1,1 +1,26 @@
-export {};
+export { z } from 'zod';
+export {
+  ParamSource,
+  header,
+  cookie,
+  query,
+  body,
+  isParamSource,
+  type ParamLocation,
+  type ExplicitLocation,
+} from './sources.js';
+export {
+  compileBinder,
+  describeParams,
+  type ParamSpec,
+  type ParamsShape,
+  type ValidationIssue,
+  type RawInput,
+  type BinderPlan,
+  type BindResult,
+  type Binder,
+  type ParamDescriptor,
+  type BodyDescriptor,
+} from './binder.js';
+export { ValidationProblemSchema, validationProblem, type ValidationProblem } from './problem.js';
+export type { PathParamNames, InferInput } from './infer.js';
