@@ -1,1 +1,42 @@
-export {};
+export { API, type APIOptions, type RouteInfo, type ValidationErrorFormat } from './app.js';
+export { Router, RouteGroup, type RouterOptions, type RouteEntry } from './router.js';
+export {
+  api,
+  annotateHandler,
+  handlerMetadata,
+  HANDLER_METADATA,
+  isEndpointDefinition,
+  type EndpointDefinition,
+  type EndpointFactory,
+  type EndpointOptions,
+  type Handler,
+  type HandlerMetadata,
+  type HTTPMethod,
+  type RouteOptions,
+} from './endpoint.js';
+export { Request, type AuthInfo, type ClientInfo, type RequestInit } from './request.js';
+export {
+  Response,
+  JSONResponse,
+  HTMLResponse,
+  PlainTextResponse,
+  RedirectResponse,
+  StreamingResponse,
+  problemResponse,
+  type ResponseOptions,
+} from './response.js';
+export { RequestHeaders, ResponseHeaders } from './headers.js';
+export * from './errors.js';
+export { compose, type CallNext, type Middleware, type MiddlewareFunction, type MiddlewareObject } from './pipeline.js';
+export {
+  PluginManager,
+  type EventName,
+  type HookName,
+  type PluginLike,
+  type PluginMetadata,
+} from './plugins.js';
+export { ResponseValidationError } from './invoke.js';
+export type { Logger } from './logger.js';
+export type { RunOptions, RunningServer } from './server/node.js';
+export type { InjectOptions, InjectResponse } from './server/inject.js';
+export { z, header, cookie, query, body, type ValidationIssue, type InferInput, type ParamsShape } from '@fnapi/validation';

@@ -1,0 +1,93 @@
+import { BadRequestError, PayloadTooLargeError } from './errors.js';
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+export const MAX_JSON_DEPTH = 256;
+
+const decoder = new TextDecoder('utf-8', { fatal: false });
+
+export function decodeText(bytes: Uint8Array): string {
+  return decoder.decode(bytes);
+}
+
+export function tooLarge(limit: number): PayloadTooLargeError {
+  return new PayloadTooLargeError(`Request body exceeds the limit of ${limit} bytes`);
+}
+
+/** Collects an async stream of chunks, failing with 413 as soon as the total passes `limit`. */
+export async function collectBody(
+  chunks: AsyncIterable<Uint8Array | string>,
+  limit: number,
+  onTooLarge?: () => void,
+): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of chunks) {
+    const part = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += part.byteLength;
+    if (size > limit) {
+      onTooLarge?.();
+      throw tooLarge(limit);
+    }
+    parts.push(part);
+  }
+  if (parts.length === 1) return parts[0]!;
+  return Buffer.concat(parts, size);
+}
+
+/** Deepest nesting of arrays/objects in a JSON text, ignoring brackets inside strings. */
+function nestingDepthExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > max) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
+
+function rejectPrototypeKeys(key: string, value: unknown): unknown {
+  if (key === '__proto__' || (key === 'constructor' && value && typeof value === 'object' && 'prototype' in value)) {
+    throw new BadRequestError('Request body contains a forbidden "__proto__" or "constructor.prototype" key');
+  }
+  return value;
+}
+
+/**
+ * Parses a JSON request body. Malformed text, nesting past 256 levels and prototype-poisoning keys
+ * are client errors (400), never a 500.
+ */
+export function parseJsonBody(text: string): unknown {
+  // A document shorter than the limit cannot be nested deeper than it.
+  if (text.length > MAX_JSON_DEPTH && nestingDepthExceeds(text, MAX_JSON_DEPTH)) {
+    throw new BadRequestError(`Malformed JSON body: nested deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new BadRequestError(`Malformed JSON body: ${(error as Error).message}`);
+  }
+  if (text.includes('"__proto__"') || text.includes('"constructor"')) {
+    try {
+      JSON.parse(text, rejectPrototypeKeys);
+    } catch (error) {
+      if (error instanceof BadRequestError) throw error;
+    }
+  }
+  return value;
+}
+
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/** `application/json` or any `*\/*+json` media type. */
+export function isJsonContentType(contentType: string | null): boolean {
+  if (contentType === null) return false;
+  if (contentType === 'application/json') return true;
+  return JSON_MEDIA_TYPE.test(contentType);
+}

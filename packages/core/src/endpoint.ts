@@ -1,0 +1,117 @@
+import type { InferInput, ParamsShape, z } from '@fnapi/validation';
+import type { SecurityRequirement } from '@fnapi/openapi';
+import type { Request } from './request.js';
+
+export type HTTPMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | (string & {});
+
+/** Options of `api()`, `app.api()` and `router.api()`. Only `route` is required. */
+export interface EndpointOptions<R extends string = string, P extends ParamsShape = ParamsShape> {
+  route: R;
+  /** HTTP method; default `GET`. */
+  method?: HTTPMethod;
+  /** The handler's parameters by name (see the binding rules). */
+  params?: P;
+  /** Response model: documents the response and filters the returned value through it. */
+  response?: z.ZodType;
+  /** Success status; default 200 (204 when the handler returns nothing and this is unset). */
+  statusCode?: number;
+  tags?: string[];
+  summary?: string;
+  description?: string;
+  deprecated?: boolean;
+  /** Default true; false keeps the endpoint out of the OpenAPI document. */
+  includeInSchema?: boolean;
+  /** Default: the handler's name, else method and path. */
+  operationId?: string;
+  /** Seconds; past it the request gets 504 and `request.signal` is aborted. */
+  timeout?: number;
+  /** Security requirements documented for this operation (auth functions add theirs). */
+  security?: SecurityRequirement[];
+}
+
+/** Shorthand options (`app.get(route, options, handler)`): everything but route and method. */
+export type RouteOptions<P extends ParamsShape = ParamsShape> = Omit<EndpointOptions<string, P>, 'route' | 'method'>;
+
+export type Handler<I = any> = (input: I, request: Request) => unknown;
+
+/**
+ * What wrappers such as the auth functions attach to a handler so that core documents it:
+ * security schemes and the extra error statuses it may answer with.
+ */
+export interface HandlerMetadata {
+  security?: SecurityRequirement[];
+  errorStatuses?: number[];
+}
+
+export const HANDLER_METADATA: unique symbol = Symbol.for('fnapi.handlerMetadata') as never;
+
+/** Attaches documentation metadata to a (wrapped) handler; later calls merge into earlier ones. */
+export function annotateHandler<F extends (...args: any[]) => unknown>(handler: F, metadata: HandlerMetadata): F {
+  const target = handler as F & { [HANDLER_METADATA]?: HandlerMetadata };
+  const current = target[HANDLER_METADATA];
+  target[HANDLER_METADATA] = {
+    security: [...(current?.security ?? []), ...(metadata.security ?? [])],
+    errorStatuses: [...(current?.errorStatuses ?? []), ...(metadata.errorStatuses ?? [])],
+  };
+  return handler;
+}
+
+export function handlerMetadata(handler: unknown): HandlerMetadata | undefined {
+  return (handler as { [HANDLER_METADATA]?: HandlerMetadata } | undefined)?.[HANDLER_METADATA];
+}
+
+const DEFINITION: unique symbol = Symbol.for('fnapi.endpointDefinition') as never;
+const DECORATED: unique symbol = Symbol.for('fnapi.decoratedEndpoints') as never;
+
+/** A registered-later endpoint: `api(options)(handler)`, included with `app.include` or `router.include`. */
+export interface EndpointDefinition<R extends string = string, P extends ParamsShape = ParamsShape> {
+  readonly [DEFINITION]: true;
+  readonly options: EndpointOptions<R, P>;
+  readonly handler: Handler;
+  /** The name operationIds derive from. */
+  readonly name: string;
+}
+
+export function isEndpointDefinition(value: unknown): value is EndpointDefinition {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DEFINITION] === true;
+}
+
+export function defineEndpoint(options: EndpointOptions<any, any>, handler: Handler, name?: string): EndpointDefinition {
+  if (typeof handler !== 'function') throw new TypeError(`Endpoint ${options.route}: the handler must be a function`);
+  return { [DEFINITION]: true, options, handler, name: name ?? handler.name };
+}
+
+/** Endpoint definitions collected from an object's decorated methods. */
+export function decoratedEndpoints(instance: unknown): EndpointDefinition[] | undefined {
+  if (typeof instance !== 'object' || instance === null) return undefined;
+  return (instance as { [DECORATED]?: EndpointDefinition[] })[DECORATED];
+}
+
+export interface EndpointFactory<R extends string, P extends ParamsShape> {
+  /** `api(options)(handler)`: an endpoint definition to include later. */
+  (handler: Handler<InferInput<R, P>>): EndpointDefinition<R, P>;
+  /** `@api(options)` on a class method. */
+  (method: (this: any, input: any, request: Request) => unknown, context: ClassMethodDecoratorContext): void;
+}
+
+/**
+ * `api(options)` works two ways: called on a function it returns an endpoint definition; used as a
+ * standard method decorator it registers the method, with `this` bound, for `app.include(instance)`.
+ */
+export function api<const R extends string, P extends ParamsShape = {}>(options: EndpointOptions<R, P>): EndpointFactory<R, P> {
+  return ((target: Handler, context?: ClassMethodDecoratorContext) => {
+    if (context === undefined) return defineEndpoint(options, target);
+    if (context.kind !== 'method') throw new TypeError('@api decorates class methods');
+    if (context.static) throw new TypeError('@api decorates instance methods; register static functions with api(options)(fn)');
+    context.addInitializer(function (this: unknown) {
+      const instance = this as { [DECORATED]?: EndpointDefinition[]; constructor: { name: string } };
+      const list = Object.prototype.hasOwnProperty.call(instance, DECORATED)
+        ? instance[DECORATED]!
+        : (Object.defineProperty(instance, DECORATED, { value: [], enumerable: false })[DECORATED] as EndpointDefinition[]);
+      const bound = target.bind(instance) as Handler;
+      const metadata = handlerMetadata(target);
+      if (metadata) annotateHandler(bound, metadata);
+      list.push(defineEndpoint(options, bound, `${instance.constructor.name}_${String(context.name)}`));
+    });
+  }) as EndpointFactory<R, P>;
+}

@@ -1,0 +1,119 @@
+import { STATUS_CODES } from 'node:http';
+
+/** RFC 9457 problem details, the body of every error response. */
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  details?: unknown;
+  [extension: string]: unknown;
+}
+
+export const PROBLEM_JSON = 'application/problem+json';
+
+const TITLES: Record<number, string> = {
+  413: 'Content Too Large',
+  422: 'Unprocessable Content',
+};
+
+export function statusTitle(status: number): string {
+  return TITLES[status] ?? STATUS_CODES[status] ?? 'Error';
+}
+
+export interface HTTPErrorOptions {
+  /** Headers sent with the error response (for example `WWW-Authenticate`). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/** An error that is meant to reach the client: thrown anywhere, it becomes a problem response of its status. */
+export class HTTPError extends Error {
+  readonly statusCode: number;
+  readonly details: unknown;
+  headers: Record<string, string> | undefined;
+
+  constructor(statusCode: number, message?: string, details?: unknown, options?: HTTPErrorOptions) {
+    super(message ?? statusTitle(statusCode), options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.statusCode = statusCode;
+    this.details = details;
+    this.headers = options?.headers;
+  }
+
+  toProblem(): ProblemDetails {
+    const problem: ProblemDetails = {
+      type: 'about:blank',
+      title: statusTitle(this.statusCode),
+      status: this.statusCode,
+      detail: this.message,
+    };
+    if (this.details !== undefined) problem.details = this.details;
+    return problem;
+  }
+}
+
+function statusError(status: number, name: string) {
+  const cls = class extends HTTPError {
+    constructor(message?: string, details?: unknown, options?: HTTPErrorOptions) {
+      super(status, message, details, options);
+    }
+  };
+  Object.defineProperty(cls, 'name', { value: name });
+  return cls;
+}
+
+export const BadRequestError = statusError(400, 'BadRequestError');
+export const UnauthorizedError = statusError(401, 'UnauthorizedError');
+export const ForbiddenError = statusError(403, 'ForbiddenError');
+export const NotFoundError = statusError(404, 'NotFoundError');
+export const ConflictError = statusError(409, 'ConflictError');
+export const PayloadTooLargeError = statusError(413, 'PayloadTooLargeError');
+export const UnsupportedMediaTypeError = statusError(415, 'UnsupportedMediaTypeError');
+export const ValidationError = statusError(422, 'ValidationError');
+export const TooManyRequestsError = statusError(429, 'TooManyRequestsError');
+export const InternalServerError = statusError(500, 'InternalServerError');
+export const ServiceUnavailableError = statusError(503, 'ServiceUnavailableError');
+export const GatewayTimeoutError = statusError(504, 'GatewayTimeoutError');
+
+export type BadRequestError = InstanceType<typeof BadRequestError>;
+export type UnauthorizedError = InstanceType<typeof UnauthorizedError>;
+export type ForbiddenError = InstanceType<typeof ForbiddenError>;
+export type NotFoundError = InstanceType<typeof NotFoundError>;
+export type ConflictError = InstanceType<typeof ConflictError>;
+export type PayloadTooLargeError = InstanceType<typeof PayloadTooLargeError>;
+export type UnsupportedMediaTypeError = InstanceType<typeof UnsupportedMediaTypeError>;
+export type ValidationError = InstanceType<typeof ValidationError>;
+export type TooManyRequestsError = InstanceType<typeof TooManyRequestsError>;
+export type InternalServerError = InstanceType<typeof InternalServerError>;
+export type ServiceUnavailableError = InstanceType<typeof ServiceUnavailableError>;
+export type GatewayTimeoutError = InstanceType<typeof GatewayTimeoutError>;
+
+/**
+ * Raised by the binder's result: request input failed validation. Its body is built by the app's
+ * `validationError.format`, so it carries the issues rather than a message.
+ */
+export class RequestValidationError extends HTTPError {
+  readonly issues: readonly import('@fnapi/validation').ValidationIssue[];
+  constructor(issues: readonly import('@fnapi/validation').ValidationIssue[]) {
+    super(422, 'Request validation failed');
+    this.issues = issues;
+  }
+}
+
+/** The problem body of an unexpected exception: generic unless debug output is asked for. */
+export function internalErrorProblem(error: unknown, debug: boolean, includeStack: boolean): ProblemDetails {
+  const problem: ProblemDetails = {
+    type: 'about:blank',
+    title: 'Internal Server Error',
+    status: 500,
+    detail: 'An unexpected error occurred',
+  };
+  if (debug) {
+    const err = error instanceof Error ? error : new Error(String(error));
+    const info: Record<string, unknown> = { name: err.name, message: err.message };
+    if (includeStack && err.stack) info.stack = err.stack;
+    problem.debug = info;
+  }
+  return problem;
+}

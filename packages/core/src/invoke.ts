@@ -1,0 +1,146 @@
+import { compileBinder, type RawInput, type z } from '@fnapi/validation';
+import { isJsonContentType } from './body.js';
+import type { EndpointDefinition } from './endpoint.js';
+import { GatewayTimeoutError, RequestValidationError, UnsupportedMediaTypeError } from './errors.js';
+import type { CallNext } from './pipeline.js';
+import type { Request } from './request.js';
+import { fromWebResponse, JSONResponse, Response } from './response.js';
+
+/** A returned value that did not fit the endpoint's `response` model: a server bug, so a 500. */
+export class ResponseValidationError extends Error {
+  constructor(
+    readonly endpoint: string,
+    readonly issues: readonly z.core.$ZodIssue[],
+  ) {
+    super(
+      `${endpoint} returned a value that does not match its response model: ` +
+        issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; '),
+    );
+    this.name = 'ResponseValidationError';
+  }
+}
+
+function isArraySchema(schema: z.ZodType): boolean {
+  let def = (schema as unknown as { _zod: { def: { type: string; innerType?: unknown; in?: unknown } } })._zod.def;
+  while (def.innerType || def.type === 'pipe') {
+    const inner = (def.innerType ?? def.in) as { _zod: { def: typeof def } };
+    def = inner._zod.def;
+  }
+  return def.type === 'array' || def.type === 'tuple';
+}
+
+function isStatus(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 599;
+}
+
+/** Reads the JSON body for binding: absent → undefined; non-JSON content → 415; malformed → 400. */
+async function bindingBody(request: Request): Promise<unknown> {
+  if (!request.hasBody) return undefined;
+  const contentType = request.headers.get('content-type');
+  if (!isJsonContentType(contentType)) {
+    const bytes = await request.bytes();
+    if (bytes.byteLength === 0) return undefined;
+    throw new UnsupportedMediaTypeError(
+      `Expected a JSON body (application/json), got ${contentType ? `"${contentType}"` : 'no content type'}`,
+    );
+  }
+  const bytes = await request.bytes();
+  if (bytes.byteLength === 0) return undefined;
+  return request.json();
+}
+
+/** The binder's view of a request: the query is parsed only if the binder reads it. */
+class RawView implements RawInput {
+  constructor(
+    private readonly request: Request,
+    readonly body: unknown,
+  ) {}
+  get path(): Record<string, string> {
+    return this.request.pathParams;
+  }
+  get query(): URLSearchParams {
+    return this.request.queryParams;
+  }
+  get headers(): RawInput['headers'] {
+    return this.request.headers;
+  }
+  cookies = (): Record<string, string | undefined> => this.request.cookies;
+}
+
+/**
+ * Compiles one endpoint into `request → Response`: the binder is built here, once; what the route
+ * does not use (body, query, timeout, response model) costs nothing per request.
+ */
+export function compileInvoker(method: string, path: string, pathParams: string[], definition: EndpointDefinition): CallNext {
+  const { options, handler } = definition;
+  const params = options.params ?? {};
+  const binder = compileBinder({ method, pathParams, params });
+  const noInput = pathParams.length === 0 && Object.keys(params).length === 0;
+  const usesBody = binder.usesBody;
+  const model = options.response;
+  const modelIsArray = model !== undefined && isArraySchema(model);
+  const explicitStatus = options.statusCode;
+  const status = explicitStatus ?? 200;
+  const label = `${method} ${path}`;
+
+  const toResponse = (result: unknown): Response => {
+    if (result instanceof Response) return result;
+    if (result === undefined) return new Response(undefined, { statusCode: explicitStatus ?? 204 });
+    if (result instanceof globalThis.Response) return fromWebResponse(result);
+    let body: unknown = result;
+    let code = status;
+    if (!modelIsArray && Array.isArray(result) && result.length === 2 && isStatus(result[1])) {
+      body = result[0];
+      code = result[1];
+      if (body instanceof Response) {
+        body.statusCode = code;
+        return body;
+      }
+    }
+    if (model !== undefined) {
+      const parsed = model.safeParse(body);
+      if (!parsed.success) throw new ResponseValidationError(label, parsed.error.issues);
+      body = parsed.data;
+    }
+    if (body === undefined) return new Response(undefined, { statusCode: code });
+    if (body instanceof Uint8Array) return new Response(body, { statusCode: code });
+    return new JSONResponse(body, { statusCode: code });
+  };
+
+  const call = async (request: Request): Promise<Response> => {
+    let input: Record<string, unknown>;
+    if (noInput) {
+      input = {};
+    } else {
+      const body = usesBody ? await bindingBody(request) : undefined;
+      const bound = binder(new RawView(request, body));
+      if (!bound.ok) throw new RequestValidationError(bound.issues);
+      input = bound.value;
+    }
+    let result: unknown = handler(input, request);
+    if (result instanceof Promise) result = await result;
+    return toResponse(result);
+  };
+
+  const timeout = options.timeout;
+  if (timeout === undefined || timeout <= 0) return call;
+  const ms = timeout * 1000;
+  return (request) =>
+    new Promise<Response>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const error = new GatewayTimeoutError(`${label} did not answer within ${timeout} s`);
+        request.abort(error);
+        reject(error);
+      }, ms);
+      call(request).then(
+        (response) => {
+          clearTimeout(timer);
+          resolve(response);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
+}

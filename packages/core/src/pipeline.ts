@@ -1,0 +1,53 @@
+import type { Request } from './request.js';
+import { fromWebResponse, Response } from './response.js';
+
+/** Passes the request on; always resolves to an fnapi `Response` with mutable headers. */
+export type CallNext = (request: Request) => Promise<Response>;
+
+export type MiddlewareResult = Response | globalThis.Response | Promise<Response | globalThis.Response>;
+
+/** Anything with `dispatch(request, callNext)`. */
+export interface MiddlewareObject {
+  dispatch(request: Request, callNext: CallNext): MiddlewareResult;
+}
+export type MiddlewareFunction = (request: Request, callNext: CallNext) => MiddlewareResult;
+export type Middleware = MiddlewareObject | MiddlewareFunction;
+
+/** Normalises whatever a middleware or hook returned into an fnapi `Response`. */
+export function asResponse(value: unknown, source: string): Response {
+  if (value instanceof Response) return value;
+  if (value instanceof globalThis.Response) return fromWebResponse(value);
+  throw new TypeError(`${source} must return a Response, got ${value === null ? 'null' : typeof value}`);
+}
+
+function describe(middleware: Middleware): string {
+  if (typeof middleware === 'function') return `middleware ${middleware.name || '(anonymous)'}`;
+  return `middleware ${middleware.constructor?.name ?? 'object'}`;
+}
+
+/**
+ * Builds the chain once: the first middleware runs first on the way in and last on the way out.
+ * No middleware means no chain at all: `final` is returned as it is.
+ */
+export function compose(middleware: readonly Middleware[], final: CallNext): CallNext {
+  let next = final;
+  for (let i = middleware.length - 1; i >= 0; i--) {
+    const current = middleware[i]!;
+    const dispatch =
+      typeof current === 'function' ? current : (current as MiddlewareObject).dispatch.bind(current);
+    if (typeof dispatch !== 'function') throw new TypeError(`${describe(current)} has no dispatch(request, callNext)`);
+    const inner = next;
+    const name = describe(current);
+    next = async (request) => {
+      const result = await dispatch(request, inner);
+      return result instanceof Response ? result : asResponse(result, name);
+    };
+  }
+  return next;
+}
+
+export function assertMiddleware(middleware: unknown): asserts middleware is Middleware {
+  if (typeof middleware === 'function') return;
+  if (typeof middleware === 'object' && middleware !== null && typeof (middleware as MiddlewareObject).dispatch === 'function') return;
+  throw new TypeError('A middleware is an object with dispatch(request, callNext) or a function (request, callNext)');
+}

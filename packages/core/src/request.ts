@@ -1,0 +1,178 @@
+import { parse as parseCookie } from 'cookie';
+import { decodeText, DEFAULT_BODY_LIMIT, parseJsonBody, tooLarge } from './body.js';
+import { BadRequestError } from './errors.js';
+import { type RawHeaders, RequestHeaders } from './headers.js';
+
+export interface AuthInfo {
+  scheme: string;
+  subject?: string;
+  claims?: Record<string, unknown>;
+  permissions?: readonly string[];
+}
+
+export interface ClientInfo {
+  address?: string;
+  port?: number;
+}
+
+export interface RequestInit {
+  method: string;
+  /** Path without the query string, as sent (percent-encoded). */
+  path: string;
+  /** Query string without the leading `?`. */
+  query?: string;
+  headers?: RawHeaders;
+  /** A buffered body; servers that stream the body override `readBody` instead. */
+  body?: Uint8Array | string | null;
+  client?: ClientInfo;
+  protocol?: 'http' | 'https';
+  bodyLimit?: number;
+}
+
+/**
+ * The request handed to middleware, plugins and handlers. Everything beyond method and path is
+ * computed on first use: a route that never reads the query never parses it.
+ */
+export class Request {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: RequestHeaders;
+  /** Raw (percent-decoded) path parameters of the matched route. */
+  pathParams: Record<string, string> = EMPTY_PARAMS;
+  /** The matched route's template, e.g. `/users/{user_id}`; undefined when no route matched. */
+  route: string | undefined = undefined;
+  auth: AuthInfo | undefined = undefined;
+  bodyLimit: number;
+
+  protected readonly rawQuery: string;
+  protected readonly protocol: 'http' | 'https';
+  private _client: ClientInfo | undefined;
+  private _body: Uint8Array | string | null | undefined;
+  private _bytes: Promise<Uint8Array> | undefined;
+  private _json: Promise<unknown> | undefined;
+  private _query: URLSearchParams | undefined;
+  private _url: URL | undefined;
+  private _cookies: Record<string, string | undefined> | undefined;
+  private _state: Record<string, unknown> | undefined;
+  private _abort: AbortController | undefined;
+  private _abortReason: unknown = undefined;
+  private _aborted = false;
+
+  constructor(init: RequestInit) {
+    this.method = init.method.toUpperCase();
+    this.path = init.path;
+    this.rawQuery = init.query ?? '';
+    this.headers = new RequestHeaders(init.headers ?? {});
+    this._body = init.body;
+    this._client = init.client;
+    this.protocol = init.protocol ?? 'http';
+    this.bodyLimit = init.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  }
+
+  get queryParams(): URLSearchParams {
+    return (this._query ??= new URLSearchParams(this.rawQuery));
+  }
+
+  get url(): URL {
+    if (this._url === undefined) {
+      const host = this.headers.get('host') ?? 'localhost';
+      this._url = new URL(`${this.protocol}://${host}${this.path}${this.rawQuery ? `?${this.rawQuery}` : ''}`);
+    }
+    return this._url;
+  }
+
+  get cookies(): Record<string, string | undefined> {
+    if (this._cookies === undefined) {
+      const header = this.headers.get('cookie');
+      this._cookies = header ? parseCookie(header) : {};
+    }
+    return this._cookies;
+  }
+
+  get state(): Record<string, unknown> {
+    return (this._state ??= {});
+  }
+
+  get client(): ClientInfo {
+    return (this._client ??= this.readClient());
+  }
+
+  /** Aborted when the client goes away or the endpoint's timeout passes. */
+  get signal(): AbortSignal {
+    if (this._abort === undefined) {
+      this._abort = new AbortController();
+      if (this._aborted) this._abort.abort(this._abortReason);
+      else this.watchDisconnect();
+    }
+    return this._abort.signal;
+  }
+
+  get aborted(): boolean {
+    return this._aborted;
+  }
+
+  /** Aborts `signal` (used by servers on disconnect and by endpoint timeouts). */
+  abort(reason?: unknown): void {
+    if (this._aborted) return;
+    this._aborted = true;
+    this._abortReason = reason;
+    this._abort?.abort(reason);
+  }
+
+  /** The raw body, read once (limited by `bodyLimit`, 413 past it) and kept for every later reader. */
+  bytes(): Promise<Uint8Array> {
+    return (this._bytes ??= this.loadBody());
+  }
+
+  async text(): Promise<string> {
+    return decodeText(await this.bytes());
+  }
+
+  /** The parsed JSON body; 400 when it is malformed or empty. */
+  json<T = unknown>(): Promise<T> {
+    this._json ??= this.text().then((text) => {
+      if (text.length === 0) throw new BadRequestError('Request body is empty; expected JSON');
+      return parseJsonBody(text);
+    });
+    return this._json as Promise<T>;
+  }
+
+  /** True when the request announces or may carry a body. */
+  get hasBody(): boolean {
+    const length = this.headers.raw['content-length'];
+    if (length !== undefined) return length !== '0';
+    if (this.headers.raw['transfer-encoding'] !== undefined) return true;
+    return this._body != null && (typeof this._body === 'string' ? this._body.length > 0 : this._body.byteLength > 0);
+  }
+
+  private async loadBody(): Promise<Uint8Array> {
+    const declared = this.headers.raw['content-length'];
+    if (typeof declared === 'string' && Number(declared) > this.bodyLimit) {
+      this.onBodyRefused();
+      throw tooLarge(this.bodyLimit);
+    }
+    const bytes = await this.readBody(this.bodyLimit);
+    if (bytes.byteLength > this.bodyLimit) throw tooLarge(this.bodyLimit);
+    return bytes;
+  }
+
+  /** Reads the body from its source. Servers that stream bodies override this. */
+  protected async readBody(_limit: number): Promise<Uint8Array> {
+    const body = this._body;
+    if (body == null) return EMPTY_BYTES;
+    return typeof body === 'string' ? Buffer.from(body) : body;
+  }
+
+  /** Called when the body is refused before it was read, so a server can close the connection. */
+  protected onBodyRefused(): void {}
+
+  /** Lets a server abort `signal` when its connection closes; called once, on first use of `signal`. */
+  protected watchDisconnect(): void {}
+
+  protected readClient(): ClientInfo {
+    return {};
+  }
+}
+
+const EMPTY_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const EMPTY_BYTES = new Uint8Array(0);

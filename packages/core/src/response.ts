@@ -1,0 +1,154 @@
+import { type HeadersInit, ResponseHeaders } from './headers.js';
+import { PROBLEM_JSON, type ProblemDetails } from './errors.js';
+
+export interface ResponseOptions {
+  statusCode?: number;
+  headers?: HeadersInit;
+  /** Content type of the body; by default chosen from the content. */
+  mediaType?: string;
+}
+
+export type BodyChunk = string | Uint8Array;
+
+const JSON_TYPE = 'application/json';
+const TEXT_TYPE = 'text/plain; charset=utf-8';
+const HTML_TYPE = 'text/html; charset=utf-8';
+const BYTES_TYPE = 'application/octet-stream';
+
+function isBytes(value: unknown): value is Uint8Array | ArrayBuffer {
+  return value instanceof Uint8Array || value instanceof ArrayBuffer;
+}
+
+/**
+ * An HTTP response. An object or array is sent as JSON, a string as text, bytes as
+ * `application/octet-stream`; `headers` stays mutable until the response is written.
+ */
+export class Response {
+  statusCode: number;
+  content: unknown;
+  mediaType: string | undefined;
+  private _headers: ResponseHeaders | undefined;
+
+  constructor(content?: unknown, options?: ResponseOptions) {
+    this.content = content;
+    this.statusCode = options?.statusCode ?? 200;
+    this.mediaType = options?.mediaType;
+    if (options?.headers !== undefined) this._headers = new ResponseHeaders(options.headers);
+  }
+
+  get headers(): ResponseHeaders {
+    return (this._headers ??= new ResponseHeaders());
+  }
+
+  set headers(value: HeadersInit) {
+    this._headers = value instanceof ResponseHeaders ? value : new ResponseHeaders(value);
+  }
+
+  /** Headers if any were set, without creating an empty set. */
+  get headersIfAny(): ResponseHeaders | undefined {
+    return this._headers;
+  }
+
+  /** The body as sent; `null` for an empty body. */
+  render(): string | Uint8Array | null {
+    const content = this.content;
+    if (content === undefined || content === null) return null;
+    if (typeof content === 'string') return content;
+    if (content instanceof Uint8Array) return content;
+    if (content instanceof ArrayBuffer) return new Uint8Array(content);
+    return JSON.stringify(content);
+  }
+
+  /** The content type sent when no `content-type` header was set. */
+  contentType(): string | undefined {
+    if (this.mediaType !== undefined) return this.mediaType;
+    const content = this.content;
+    if (content === undefined || content === null) return undefined;
+    if (typeof content === 'string') return TEXT_TYPE;
+    if (isBytes(content)) return BYTES_TYPE;
+    return JSON_TYPE;
+  }
+
+  /** A streamed body, for `StreamingResponse`; plain responses have none. */
+  stream(): AsyncIterable<BodyChunk> | ReadableStream<BodyChunk> | undefined {
+    return undefined;
+  }
+}
+
+/** Always JSON, whatever the content (a string becomes a JSON string). */
+export class JSONResponse extends Response {
+  constructor(content: unknown, options?: ResponseOptions) {
+    super(content, options);
+  }
+  override render(): string {
+    return JSON.stringify(this.content === undefined ? null : this.content);
+  }
+  override contentType(): string {
+    return this.mediaType ?? JSON_TYPE;
+  }
+}
+
+export class HTMLResponse extends Response {
+  constructor(content: string, options?: ResponseOptions) {
+    super(content, { mediaType: HTML_TYPE, ...options });
+  }
+}
+
+export class PlainTextResponse extends Response {
+  constructor(content: string, options?: ResponseOptions) {
+    super(content, { mediaType: TEXT_TYPE, ...options });
+  }
+}
+
+export class RedirectResponse extends Response {
+  constructor(url: string | URL, statusCode = 307, options?: Omit<ResponseOptions, 'statusCode'>) {
+    super(undefined, { ...options, statusCode });
+    this.headers.set('location', String(url));
+  }
+}
+
+export interface StreamingResponseOptions extends ResponseOptions {}
+
+/** A body produced piece by piece: an async iterable or a Web `ReadableStream` of strings or bytes. */
+export class StreamingResponse extends Response {
+  private readonly source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>;
+  constructor(source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>, options?: StreamingResponseOptions) {
+    super(undefined, { mediaType: BYTES_TYPE, ...options });
+    this.source = source;
+  }
+  override render(): null {
+    return null;
+  }
+  override stream(): AsyncIterable<BodyChunk> | ReadableStream<BodyChunk> {
+    return this.source;
+  }
+}
+
+/** The problem-details response of an error status. */
+export function problemResponse(problem: ProblemDetails, headers?: Record<string, string>): Response {
+  return new JSONResponse(problem, { statusCode: problem.status, mediaType: PROBLEM_JSON, headers });
+}
+
+/** Turns a Web `Response` into an fnapi one; its body is streamed, not buffered. */
+export function fromWebResponse(web: globalThis.Response): Response {
+  const headers = new ResponseHeaders();
+  web.headers.forEach((value, name) => {
+    if (name !== 'set-cookie') headers.append(name, value);
+  });
+  for (const cookie of web.headers.getSetCookie()) headers.append('set-cookie', cookie);
+  const contentType = web.headers.get('content-type') ?? undefined;
+  if (web.body === null) {
+    const response = new Response(undefined, { statusCode: web.status, headers });
+    return response;
+  }
+  return new StreamingResponse(web.body as ReadableStream<Uint8Array>, {
+    statusCode: web.status,
+    headers,
+    mediaType: contentType ?? BYTES_TYPE,
+  });
+}
+
+/** Statuses that never carry a body. */
+export function isBodilessStatus(status: number): boolean {
+  return status === 204 || status === 304 || (status >= 100 && status < 200);
+}

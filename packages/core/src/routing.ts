@@ -1,0 +1,134 @@
+/**
+ * The route table: static paths found with one map lookup per method; parameterized paths in a
+ * segment tree per method, so matching never scans the list of routes.
+ */
+
+const PARAM = /^\{([A-Za-z_$][\w$]*)\}$/;
+
+export interface RouteMatch<T> {
+  value: T;
+  params: Record<string, string>;
+}
+
+interface Node<T> {
+  children: Map<string, Node<T>> | undefined;
+  param: { name: string; node: Node<T> } | undefined;
+  value: T | undefined;
+}
+
+function node<T>(): Node<T> {
+  return { children: undefined, param: undefined, value: undefined };
+}
+
+/** Names of `{param}` segments of a route template, in order. */
+export function pathParamNames(template: string): string[] {
+  const names: string[] = [];
+  for (const segment of template.split('/')) {
+    const m = PARAM.exec(segment);
+    if (m) names.push(m[1]!);
+    else if (segment.includes('{') || segment.includes('}')) {
+      throw new Error(`Route "${template}": a path parameter must fill a whole segment, like /users/{user_id}`);
+    }
+  }
+  if (new Set(names).size !== names.length) throw new Error(`Route "${template}" repeats a path parameter name`);
+  return names;
+}
+
+/** Joins a prefix and a route into one normalised template. */
+export function joinPath(prefix: string, route: string): string {
+  const joined = `${prefix.replace(/\/+$/, '')}/${route.replace(/^\/+/, '')}`;
+  const normalised = joined.replace(/\/{2,}/g, '/');
+  return normalised.length > 1 && normalised.endsWith('/') && !route.endsWith('/') ? normalised.slice(0, -1) : normalised;
+}
+
+class MethodTable<T> {
+  readonly static = new Map<string, T>();
+  readonly root: Node<T> = node();
+  hasDynamic = false;
+}
+
+export class RouteTable<T> {
+  private readonly methods = new Map<string, MethodTable<T>>();
+
+  /** Adds a route; returns false when the method and template are already taken. */
+  add(method: string, template: string, value: T): boolean {
+    let table = this.methods.get(method);
+    if (!table) this.methods.set(method, (table = new MethodTable()));
+    if (!template.includes('{')) {
+      if (table.static.has(template)) return false;
+      table.static.set(template, value);
+      return true;
+    }
+    let current = table.root;
+    for (const segment of template.split('/').slice(1)) {
+      const m = PARAM.exec(segment);
+      if (m) {
+        if (current.param && current.param.name !== m[1]) {
+          throw new Error(
+            `Route "${template}": parameter {${m[1]}} conflicts with {${current.param.name}} at the same position of another route`,
+          );
+        }
+        current.param ??= { name: m[1]!, node: node() };
+        current = current.param.node;
+      } else {
+        current.children ??= new Map();
+        let next = current.children.get(segment);
+        if (!next) current.children.set(segment, (next = node()));
+        current = next;
+      }
+    }
+    if (current.value !== undefined) return false;
+    current.value = value;
+    table.hasDynamic = true;
+    return true;
+  }
+
+  /** Finds the route for a method and a raw (percent-encoded) path. */
+  match(method: string, path: string): RouteMatch<T> | undefined {
+    const table = this.methods.get(method);
+    if (table === undefined) return undefined;
+    const found = table.static.get(path);
+    if (found !== undefined) return { value: found, params: NO_PARAMS };
+    if (!table.hasDynamic || path.charCodeAt(0) !== 47 /* / */) return undefined;
+    const params: Record<string, string> = {};
+    const value = walk(table.root, path, 1, params);
+    return value === undefined ? undefined : { value, params };
+  }
+
+  /** Whether any method has a route for this path (used by middleware such as CORS). */
+  hasPath(path: string): boolean {
+    for (const method of this.methods.keys()) if (this.match(method, path)) return true;
+    return false;
+  }
+}
+
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+function walk<T>(current: Node<T>, path: string, start: number, params: Record<string, string>): T | undefined {
+  if (start > path.length) return current.value;
+  let end = path.indexOf('/', start);
+  if (end === -1) end = path.length;
+  const segment = path.slice(start, end);
+  const child = current.children?.get(segment);
+  if (child !== undefined) {
+    const value = walk(child, path, end + 1, params);
+    if (value !== undefined) return value;
+  }
+  const param = current.param;
+  if (param !== undefined && segment.length > 0) {
+    const value = walk(param.node, path, end + 1, params);
+    if (value !== undefined) {
+      params[param.name] = segment.includes('%') ? decodeSegment(segment) : segment;
+      return value;
+    }
+  }
+  return undefined;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

@@ -1,0 +1,228 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { API } from '../app.js';
+import { collectBody } from '../body.js';
+import { PROBLEM_JSON } from '../errors.js';
+import { Request } from '../request.js';
+import { serialize, toChunk } from './write.js';
+
+export interface RunOptions {
+  /** Default `127.0.0.1`; `0.0.0.0` listens on every interface. */
+  host?: string;
+  /** Default 8000; 0 picks a free port. */
+  port?: number;
+  /** Drain and close on SIGTERM/SIGINT, then exit 0; default true. */
+  handleSignals?: boolean;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  host: string;
+  server: Server;
+  /** Stops accepting, lets in-flight requests finish, runs shutdown callbacks. */
+  close(): Promise<void>;
+}
+
+/** A request read from node:http: the body is streamed in on first use, with the size limit. */
+class NodeRequest extends Request {
+  /** Set when the body was refused unread, so the connection must not be reused. */
+  bodyRefused = false;
+  constructor(
+    readonly raw: IncomingMessage,
+    private readonly res: ServerResponse,
+    path: string,
+    query: string,
+    bodyLimit: number,
+  ) {
+    super({ method: raw.method ?? 'GET', path, query, headers: raw.headers, bodyLimit });
+  }
+  protected override readBody(limit: number): Promise<Uint8Array> {
+    return collectBody(this.raw, limit, () => {
+      this.bodyRefused = true;
+    });
+  }
+  protected override onBodyRefused(): void {
+    this.bodyRefused = true;
+  }
+  protected override watchDisconnect(): void {
+    if (this.res.writableFinished) return;
+    if (this.res.destroyed) {
+      this.abort(new Error('client disconnected'));
+      return;
+    }
+    this.res.once('close', () => {
+      if (!this.res.writableFinished) this.abort(new Error('client disconnected'));
+    });
+  }
+  protected override readClient() {
+    return { address: this.raw.socket.remoteAddress, port: this.raw.socket.remotePort };
+  }
+}
+
+const UNAVAILABLE_BODY = JSON.stringify({
+  type: 'about:blank',
+  title: 'Service Unavailable',
+  status: 503,
+  detail: 'The server is shutting down',
+});
+
+const BAD_REQUEST_BODY = JSON.stringify({
+  type: 'about:blank',
+  title: 'Bad Request',
+  status: 400,
+  detail: 'Malformed request target',
+});
+
+function splitTarget(url: string): [string, string] | undefined {
+  if (url.charCodeAt(0) !== 47 /* / */) {
+    // absolute-form (proxies) or asterisk-form
+    if (!/^https?:\/\//i.test(url)) return undefined;
+    try {
+      const parsed = new URL(url);
+      return [parsed.pathname, parsed.search.slice(1)];
+    } catch {
+      return undefined;
+    }
+  }
+  const q = url.indexOf('?');
+  return q === -1 ? [url, ''] : [url.slice(0, q), url.slice(q + 1)];
+}
+
+/** Serves an app with node:http, with the documented timeouts, limits and graceful shutdown. */
+export async function runNodeServer(app: API, options: RunOptions): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? 8000;
+  const handleSignals = options.handleSignals ?? true;
+  const settings = app.options;
+  const bodyLimit = app.bodyLimit;
+  const context = { debug: app.debug, logger: app.logger };
+  let draining = false;
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+
+  const finished = () => {
+    inFlight--;
+    if (inFlight === 0 && drained) drained();
+  };
+
+  const write = (res: ServerResponse, request: NodeRequest, response: Parameters<typeof serialize>[0]) => {
+    const out = serialize(response, context);
+    if (request.bodyRefused || draining) out.headers.push('connection', 'close');
+    try {
+      res.writeHead(out.status, out.headers);
+    } catch (error) {
+      app.logger.error({ err: error }, 'response headers could not be written');
+      res.writeHead(500, ['content-type', PROBLEM_JSON, 'connection', 'close']);
+      res.end(JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status: 500 }));
+      finished();
+      return;
+    }
+    if (out.stream !== undefined && request.method !== 'HEAD') {
+      pipeStream(res, out.stream as AsyncIterable<string | Uint8Array>).then(finished, (error: unknown) => {
+        app.logger.error({ err: error }, 'response stream failed');
+        res.destroy();
+        finished();
+      });
+      return;
+    }
+    res.end(request.method === 'HEAD' ? undefined : out.body ?? undefined);
+    finished();
+  };
+
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    if (draining) {
+      res.writeHead(503, ['content-type', PROBLEM_JSON, 'connection', 'close', 'retry-after', '1']);
+      res.end(UNAVAILABLE_BODY);
+      return;
+    }
+    const target = splitTarget(req.url ?? '/');
+    if (target === undefined) {
+      res.writeHead(400, ['content-type', PROBLEM_JSON, 'connection', 'close']);
+      res.end(BAD_REQUEST_BODY);
+      return;
+    }
+    inFlight++;
+    const request = new NodeRequest(req, res, target[0], target[1], bodyLimit);
+    app.handle(request).then(
+      (response) => write(res, request, response),
+      (error: unknown) => {
+        // handle() turns every error into a response; this is a last resort.
+        app.logger.error({ err: error }, 'request failed');
+        if (!res.headersSent) res.writeHead(500, ['content-type', PROBLEM_JSON]);
+        res.end();
+        finished();
+      },
+    );
+  };
+
+  const server = createServer(
+    {
+      headersTimeout: settings.headersTimeout ?? 10_000,
+      requestTimeout: settings.requestTimeout ?? 30_000,
+      keepAliveTimeout: settings.keepAliveTimeout ?? 72_000,
+      maxHeaderSize: 16 * 1024,
+    },
+    listener,
+  );
+  server.keepAliveTimeout = settings.keepAliveTimeout ?? 72_000;
+
+  app.pluginManager.emit('server_starting', {});
+  await app.startup();
+  server.listen(port, host);
+  await once(server, 'listening');
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${urlHost === '0.0.0.0' ? '127.0.0.1' : urlHost === '[::]' ? '[::1]' : urlHost}:${address.port}`;
+  app.pluginManager.emit('server_started', { url });
+  app.logger.info({ url }, `fnapi listening on ${url}`);
+
+  let closing: Promise<void> | undefined;
+  const shutdown = (exit: boolean): Promise<void> => {
+    closing ??= (async () => {
+      app.pluginManager.emit('server_stopping', {});
+      draining = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        const timeout = settings.shutdownTimeout ?? 10_000;
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+          setTimeout(resolve, timeout).unref();
+        });
+      }
+      server.closeAllConnections();
+      await closed;
+      await app.shutdown();
+      removeSignals();
+      app.pluginManager.emit('server_stopped', {});
+      app.logger.info('fnapi stopped');
+      if (exit) process.exit(0);
+    })();
+    return closing;
+  };
+
+  const onSignal = (signal: NodeJS.Signals) => {
+    app.logger.info({ signal }, 'shutting down: draining in-flight requests');
+    void shutdown(true);
+  };
+  const removeSignals = () => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  };
+  if (handleSignals) {
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  }
+
+  return { url, port: address.port, host, server, close: () => shutdown(false) };
+}
+
+async function pipeStream(res: ServerResponse, source: AsyncIterable<string | Uint8Array>): Promise<void> {
+  for await (const chunk of source) {
+    if (res.destroyed) return;
+    if (!res.write(toChunk(chunk))) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  }
+  res.end();
+}

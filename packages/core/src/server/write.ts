@@ -1,0 +1,70 @@
+import { internalErrorProblem } from '../errors.js';
+import { isUnsafeHeaderValue } from '../headers.js';
+import type { Logger } from '../logger.js';
+import { type BodyChunk, isBodilessStatus, problemResponse, type Response } from '../response.js';
+
+/** A response reduced to what every writer needs: status, a flat header list and the body. */
+export interface Serialized {
+  status: number;
+  /** `[name, value, name, value, …]`, the form node's `writeHead` takes in one call. */
+  headers: (string | number)[];
+  body: string | Uint8Array | null;
+  stream: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk> | undefined;
+}
+
+export interface SerializeContext {
+  debug: boolean;
+  logger: Logger;
+}
+
+/**
+ * Renders a response. A body that cannot be serialised, or a header value that could split the
+ * response (CR, LF), turns it into a 500 instead of ever being written.
+ */
+export function serialize(response: Response, context: SerializeContext): Serialized {
+  try {
+    return serializeUnchecked(response);
+  } catch (error) {
+    context.logger.error({ err: error }, 'response could not be written');
+    return serializeUnchecked(problemResponse(internalErrorProblem(error, context.debug, context.debug)));
+  }
+}
+
+function serializeUnchecked(response: Response): Serialized {
+  const status = response.statusCode;
+  if (!Number.isInteger(status) || status < 100 || status > 599) throw new RangeError(`Invalid status code ${status}`);
+  const headers = response.headersIfAny;
+  const flat: (string | number)[] = [];
+  let hasContentType = false;
+  if (headers !== undefined && headers.size > 0) {
+    headers.delete('content-length');
+    for (const [name, value] of headers) {
+      if (isUnsafeHeaderValue(value) || isUnsafeHeaderValue(name)) {
+        throw new TypeError(`Header "${name}" has a value with CR, LF or NUL; refusing to write it`);
+      }
+    }
+    headers.appendFlat(flat);
+    hasContentType = headers.has('content-type');
+  }
+  if (isBodilessStatus(status)) return { status, headers: flat, body: null, stream: undefined };
+  const stream = response.stream();
+  if (stream !== undefined) {
+    if (!hasContentType) {
+      const type = response.contentType();
+      if (type !== undefined) flat.push('content-type', type);
+    }
+    return { status, headers: flat, body: null, stream };
+  }
+  const body = response.render();
+  if (body === null) {
+    flat.push('content-length', 0);
+    return { status, headers: flat, body: null, stream: undefined };
+  }
+  if (!hasContentType) flat.push('content-type', response.contentType() ?? 'application/octet-stream');
+  flat.push('content-length', typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  return { status, headers: flat, body, stream: undefined };
+}
+
+export function toChunk(chunk: BodyChunk): Uint8Array {
+  return typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+}
