@@ -1,10 +1,13 @@
+import { defaultClientConditions, defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
+// Tests run against each package's TypeScript source (the `@fnapi/source` export condition), not
+// its build output.
+const source = '@fnapi/source';
+
 export default defineConfig({
-  resolve: {
-    // Tests run against each package's TypeScript source, not its build output.
-    conditions: ['@fnapi/source'],
-  },
+  resolve: { conditions: [source, ...defaultClientConditions] },
+  ssr: { resolve: { conditions: [source, ...defaultServerConditions], externalConditions: [source] } },
   test: {
     include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
     testTimeout: 20_000,

@@ -1,0 +1,259 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+
+export interface DocsOptions {
+  /** Shown in the page titles. */
+  title: string;
+  /** Where the app serves the document; Swagger UI and ReDoc fetch it from here (same origin). */
+  openapiUrl: string;
+  /** Swagger UI page path, or `null` for none. */
+  docsUrl: string | null;
+  /** ReDoc page path, or `null` for none. */
+  redocUrl: string | null;
+  /**
+   * Base URL to load Swagger UI and ReDoc from instead of serving them, laid out like npm CDNs
+   * (`<cdn>/swagger-ui-dist@<version>/swagger-ui.css`), e.g. `https://cdn.jsdelivr.net/npm`.
+   */
+  cdn?: string;
+  /** Path prefix of the served assets; default `/_fnapi/docs`. */
+  assetsPrefix?: string;
+}
+
+/** One GET route the app mounts. */
+export interface DocsRoute {
+  path: string;
+  contentType: string;
+  headers: Record<string, string>;
+  body(): Promise<string | Uint8Array>;
+}
+
+/** Where the assets are served unless `assetsPrefix` says otherwise. */
+export const DEFAULT_ASSETS_PREFIX = '/_fnapi/docs';
+
+const require = createRequire(import.meta.url);
+
+interface PackageInfo {
+  name: string;
+  version: string;
+}
+
+let packages: { swagger: PackageInfo; redoc: PackageInfo; self: PackageInfo } | undefined;
+
+function packageInfo() {
+  if (!packages) {
+    const read = (specifier: string): PackageInfo => {
+      const { name, version } = require(specifier) as PackageInfo;
+      return { name, version };
+    };
+    packages = {
+      swagger: read('swagger-ui-dist/package.json'),
+      redoc: read('redoc/package.json'),
+      // src/ and dist/ both sit one level below the package root.
+      self: read('../package.json'),
+    };
+  }
+  return packages;
+}
+
+const fileCache = new Map<string, Promise<Uint8Array>>();
+
+/** Reads a file from node_modules on first use (through `patch`, if given) and keeps it in memory. */
+function loadFile(specifier: string, patch?: (text: string) => string): Promise<Uint8Array> {
+  let pending = fileCache.get(specifier);
+  if (!pending) {
+    pending = readFile(require.resolve(specifier)).then((buffer) =>
+      patch ? new TextEncoder().encode(patch(buffer.toString('utf8'))) : new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength),
+    );
+    pending.catch(() => fileCache.delete(specifier));
+    fileCache.set(specifier, pending);
+  }
+  return pending;
+}
+
+/** Swagger UI start-up, served as a file so the page needs no inline script. Reads its settings from the page. */
+const SWAGGER_INIT = `'use strict';
+(function () {
+  var element = document.getElementById('swagger-ui');
+  var url = element.getAttribute('data-openapi-url');
+  window.ui = SwaggerUIBundle({
+    url: url,
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    layout: 'BaseLayout',
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIBundle.SwaggerUIStandalonePreset],
+    showExtensions: true,
+    showCommonExtensions: true,
+    validatorUrl: null,
+    persistAuthorization: false
+  });
+})();
+`;
+
+/**
+ * ReDoc's sidebar footer always loads its logo from cdn.redoc.ly; served locally, it gets a blank
+ * data: image instead, so the page makes no third-party request (and the CSP reports no violation).
+ */
+const REDOC_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+const BLANK_IMAGE = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='1' height='1'/%3E";
+const patchRedoc = (text: string) => text.replaceAll(REDOC_LOGO, BLANK_IMAGE);
+
+const ASSET_HEADERS = {
+  'cache-control': 'public, max-age=31536000, immutable',
+  'x-content-type-options': 'nosniff',
+};
+
+const JS = 'text/javascript; charset=utf-8';
+const CSS = 'text/css; charset=utf-8';
+const PNG = 'image/png';
+const HTML = 'text/html; charset=utf-8';
+
+function escapeHtml(value: string): string {
+  return value
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
+
+function trimSlash(value: string): string {
+  return value.endsWith('/') ? value.slice(0, -1) : value;
+}
+
+function originOf(base: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(base);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    throw new Error(`docs cdn must be an absolute http(s) URL, got ${JSON.stringify(base)}`);
+  }
+  return url.origin;
+}
+
+function csp(directives: Record<string, string[]>): string {
+  return Object.entries(directives)
+    .map(([name, sources]) => `${name} ${sources.join(' ')}`)
+    .join('; ');
+}
+
+function pageHeaders(policy: string): Record<string, string> {
+  return {
+    'content-security-policy': policy,
+    'cache-control': 'no-cache',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'same-origin',
+  };
+}
+
+/**
+ * The GET routes that serve the documentation: the Swagger UI page at `docsUrl`, the ReDoc page at
+ * `redocUrl`, and the files they load under `<assetsPrefix>/<package>@<version>/…` (long-lived, immutable
+ * caching; a new version is a new path). With `cdn`, Swagger UI and ReDoc come from that base URL instead,
+ * and only the small Swagger UI start-up script is served by the app.
+ */
+export function docsRoutes(options: DocsOptions): DocsRoute[] {
+  const { docsUrl, redocUrl } = options;
+  if (docsUrl === null && redocUrl === null) return [];
+
+  const { swagger, redoc, self } = packageInfo();
+  const prefix = trimSlash(options.assetsPrefix ?? DEFAULT_ASSETS_PREFIX);
+  const cdn = options.cdn !== undefined ? trimSlash(options.cdn) : undefined;
+  const cdnOrigin = cdn !== undefined ? originOf(cdn) : undefined;
+  const thirdPartyBase = cdn ?? prefix;
+
+  const swaggerDir = `${swagger.name}@${swagger.version}`;
+  const redocDir = `${redoc.name}@${redoc.version}`;
+  const selfDir = `fnapi-openapi@${self.version}`;
+
+  const pages: DocsRoute[] = [];
+  const assets: DocsRoute[] = [];
+  const asset = (path: string, contentType: string, body: () => Promise<string | Uint8Array>) => {
+    if (assets.some((route) => route.path === path)) return;
+    assets.push({ path, contentType, headers: { ...ASSET_HEADERS }, body });
+  };
+  const served = (dir: string, file: string, specifier: string, contentType: string, patch?: (text: string) => string) => {
+    const path = `${prefix}/${dir}/${file}`;
+    if (cdn === undefined) asset(path, contentType, () => loadFile(specifier, patch));
+    return `${thirdPartyBase}/${dir}/${file}`;
+  };
+
+  const extra = cdnOrigin !== undefined ? [cdnOrigin] : [];
+  const title = escapeHtml(options.title);
+  const specUrl = escapeHtml(options.openapiUrl);
+
+  if (docsUrl !== null) {
+    const css = served(swaggerDir, 'swagger-ui.css', 'swagger-ui-dist/swagger-ui.css', CSS);
+    const bundle = served(swaggerDir, 'swagger-ui-bundle.js', 'swagger-ui-dist/swagger-ui-bundle.js', JS);
+    const icon = served(swaggerDir, 'favicon-32x32.png', 'swagger-ui-dist/favicon-32x32.png', PNG);
+    const initPath = `${prefix}/${selfDir}/swagger-ui-init.js`;
+    asset(initPath, JS, async () => SWAGGER_INIT);
+
+    const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} - Swagger UI</title>
+<link rel="icon" type="image/png" href="${escapeHtml(icon)}">
+<link rel="stylesheet" href="${escapeHtml(css)}">
+</head>
+<body>
+<div id="swagger-ui" data-openapi-url="${specUrl}"></div>
+<script src="${escapeHtml(bundle)}"></script>
+<script src="${escapeHtml(initPath)}"></script>
+</body>
+</html>
+`;
+    const policy = csp({
+      'default-src': ["'none'"],
+      'script-src': ["'self'", ...extra],
+      'style-src': ["'self'", ...extra],
+      'img-src': ["'self'", 'data:', ...extra],
+      'font-src': ["'self'", 'data:', ...extra],
+      'connect-src': ["'self'"],
+      'base-uri': ["'none'"],
+      'form-action': ["'self'"],
+      'frame-ancestors': ["'self'"],
+    });
+    pages.push({ path: docsUrl, contentType: HTML, headers: pageHeaders(policy), body: async () => html });
+  }
+
+  if (redocUrl !== null) {
+    const script = served(redocDir, 'bundles/redoc.standalone.js', 'redoc/bundles/redoc.standalone.js', JS, patchRedoc);
+    const icon = served(swaggerDir, 'favicon-32x32.png', 'swagger-ui-dist/favicon-32x32.png', PNG);
+    const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} - ReDoc</title>
+<link rel="icon" type="image/png" href="${escapeHtml(icon)}">
+</head>
+<body>
+<redoc spec-url="${specUrl}"></redoc>
+<script src="${escapeHtml(script)}"></script>
+</body>
+</html>
+`;
+    const policy = csp({
+      'default-src': ["'none'"],
+      'script-src': ["'self'", ...extra],
+      // ReDoc's styled-components inject <style> elements at run time.
+      'style-src': ["'self'", "'unsafe-inline'", ...extra],
+      'img-src': ["'self'", 'data:', ...extra],
+      'font-src': ["'self'", 'data:', ...extra],
+      // The search index runs in a worker ReDoc builds from a blob: URL.
+      'worker-src': ["'self'", 'blob:'],
+      'connect-src': ["'self'"],
+      'base-uri': ["'none'"],
+      'form-action': ["'self'"],
+      'frame-ancestors': ["'self'"],
+    });
+    pages.push({ path: redocUrl, contentType: HTML, headers: pageHeaders(policy), body: async () => html });
+  }
+
+  return [...pages, ...assets];
+}
