@@ -1,0 +1,98 @@
+import { API, Response, z } from '@fnapi/core';
+
+/** The seed's typical endpoint set, as a runnable app that doubles as documentation. */
+export function createApp(options: { logger?: false } = {}): API {
+  const app = new API({
+    title: 'fnapi example',
+    description: 'The typical endpoint set: greetings, path and query parameters, a validated model, an echo.',
+    version: '1.0.0',
+    ...options,
+  });
+
+  app.api(
+    {
+      route: '/hello/{name}',
+      method: 'GET',
+      summary: 'Say hello',
+      tags: ['greetings'],
+      params: { name: z.string(), greeting: z.string().optional() },
+    },
+    function sayHello({ name, greeting = 'Hello' }) {
+      return { message: `${greeting}, ${name}!` };
+    },
+  );
+
+  app.api(
+    {
+      route: '/users/{user_id}/posts/{post_id}',
+      summary: 'One post of a user',
+      tags: ['users'],
+      params: { user_id: z.int(), post_id: z.int() },
+    },
+    function getUserPost({ user_id, post_id }) {
+      return { user_id, post_id };
+    },
+  );
+
+  app.api(
+    {
+      route: '/search',
+      summary: 'Search',
+      tags: ['search'],
+      params: {
+        query: z.string().min(1),
+        page: z.int().min(1).default(1),
+        limit: z.int().min(1).max(100).default(10),
+      },
+    },
+    async function search({ query, page, limit }) {
+      return { query, page, limit, results: [] as string[] };
+    },
+  );
+
+  const Address = z
+    .object({ street: z.string(), city: z.string(), country: z.string(), postal_code: z.string() })
+    .meta({ id: 'Address' });
+  const User = z
+    .object({
+      name: z.string().min(2).max(50),
+      email: z.email(),
+      age: z.int().min(18).max(120),
+      role: z.enum(['admin', 'user', 'guest']).default('user'),
+      tags: z.array(z.string()).default([]),
+      address: Address.optional(),
+    })
+    .meta({ id: 'User' });
+
+  let nextId = 1;
+  app.api(
+    {
+      route: '/users',
+      method: 'POST',
+      summary: 'Create a user',
+      tags: ['users'],
+      statusCode: 201,
+      params: { user: User },
+      response: User.extend({ id: z.int() }),
+    },
+    async function createUser({ user }) {
+      return { id: nextId++, ...user };
+    },
+  );
+
+  app.api(
+    {
+      route: '/echo',
+      method: 'POST',
+      summary: 'Echo the JSON body',
+      description: 'Answers with the body it was sent and an `X-Echo` header.',
+      tags: ['echo'],
+    },
+    async function echo(_input, request) {
+      const body = await request.json();
+      return new Response(body, { headers: { 'x-echo': 'true' } });
+    },
+  );
+
+  return app;
+}

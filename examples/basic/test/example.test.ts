@@ -1,0 +1,60 @@
+import { TestClient } from '@fnapi/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+
+describe('examples/basic: the seed endpoint set', () => {
+  let client: TestClient;
+  beforeAll(async () => {
+    client = await TestClient.start(createApp({ logger: false }));
+  });
+  afterAll(() => client.close());
+
+  it('GET /hello/{name} greets, with an optional greeting', async () => {
+    expect((await client.get('/hello/Ada?greeting=Hi')).json()).toEqual({ message: 'Hi, Ada!' });
+    expect((await client.get('/hello/Ada')).json()).toEqual({ message: 'Hello, Ada!' });
+  });
+
+  it('GET /users/{user_id}/posts/{post_id} takes two integers', async () => {
+    expect((await client.get('/users/3/posts/14')).json()).toEqual({ user_id: 3, post_id: 14 });
+    const bad = await client.get('/users/3/posts/abc');
+    expect(bad.status).toBe(422);
+    expect(bad.json()).toMatchObject({ errors: [{ in: 'path', path: ['post_id'] }] });
+  });
+
+  it('GET /search requires query and defaults page and limit', async () => {
+    expect((await client.get('/search?query=fn')).json()).toEqual({ query: 'fn', page: 1, limit: 10, results: [] });
+    expect((await client.get('/search?query=fn&page=2&limit=5')).json()).toMatchObject({ page: 2, limit: 5 });
+    const missing = await client.get('/search');
+    expect(missing.status).toBe(422);
+    expect(missing.json()).toMatchObject({ errors: [{ in: 'query', path: ['query'], code: 'invalid_type' }] });
+  });
+
+  it('POST /users validates the user model and answers 201', async () => {
+    const created = await client.post('/users', { json: { name: 'Ada', email: 'ada@example.com', age: 36 } });
+    expect(created.status).toBe(201);
+    expect(created.json()).toMatchObject({ name: 'Ada', email: 'ada@example.com', age: 36, role: 'user', tags: [] });
+    const invalid = await client.post('/users', { json: { name: 'A', email: 'nope', age: 17, role: 'root' } });
+    expect(invalid.status).toBe(422);
+    const paths = invalid.json<{ errors: { path: string[] }[] }>().errors.map((e) => e.path.join('.'));
+    expect(paths.sort()).toEqual(['age', 'email', 'name', 'role']);
+    const nested = await client.post('/users', {
+      json: { name: 'Ada', email: 'ada@example.com', age: 36, address: { street: 'x', city: 1, country: 'UK', postal_code: 'N1' } },
+    });
+    expect(nested.json()).toMatchObject({ errors: [{ in: 'body', path: ['address', 'city'] }] });
+  });
+
+  it('POST /echo echoes the body with a custom header', async () => {
+    const res = await client.post('/echo', { json: { any: ['thing', 1] } });
+    expect(res.status).toBe(200);
+    expect(res.headers['x-echo']).toBe('true');
+    expect(res.json()).toEqual({ any: ['thing', 1] });
+  });
+
+  it('serves /docs, /redoc and /openapi.json', async () => {
+    expect((await client.get('/docs')).status).toBe(200);
+    expect((await client.get('/redoc')).status).toBe(200);
+    const doc = (await client.get('/openapi.json')).json<{ openapi: string; paths: Record<string, unknown> }>();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths).sort()).toEqual(['/echo', '/hello/{name}', '/search', '/users', '/users/{user_id}/posts/{post_id}']);
+  });
+});
