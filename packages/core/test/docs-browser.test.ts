@@ -1,0 +1,163 @@
+/**
+ * The example app's `/docs` (Swagger UI) and `/redoc` (ReDoc) pages in a real headless Chromium,
+ * served by fnapi itself: every operation is shown, nothing fails in the page, no request leaves
+ * loopback, and Swagger UI's "Try it out" reaches the endpoint.
+ *
+ * Without Chromium these tests are skipped with a warning, unless FNAPI_REQUIRE_SERVICES=1.
+ */
+import { existsSync } from 'node:fs';
+import type { API } from '@fnapi/core';
+import { TestClient } from '@fnapi/core/testing';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp as createExampleApp } from '../../../examples/basic/src/app.js';
+import { type Doc, operationKeys } from './support/openapi.js';
+
+const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
+  (p): p is string => !!p && existsSync(p),
+);
+const required = process.env.FNAPI_REQUIRE_SERVICES === '1';
+
+if (!executablePath && !required) {
+  console.warn(
+    [
+      '',
+      '!!! SKIPPED: docs pages in headless Chromium: no Chromium found',
+      '!!! (looked at $CHROMIUM_PATH, /usr/bin/chromium, /usr/bin/chromium-browser).',
+      '!!! Install it (apt-get install chromium); with FNAPI_REQUIRE_SERVICES=1 this fails instead.',
+      '',
+    ].join('\n'),
+  );
+}
+
+if (!executablePath && required) {
+  describe('docs pages in headless Chromium (required)', () => {
+    it('needs Chromium (FNAPI_REQUIRE_SERVICES=1)', () => {
+      throw new Error('Chromium not found at $CHROMIUM_PATH, /usr/bin/chromium or /usr/bin/chromium-browser, and FNAPI_REQUIRE_SERVICES=1');
+    });
+  });
+}
+
+/** Where a page may send requests: the app on loopback, and inline data. */
+function isLocal(url: string): boolean {
+  if (url.startsWith('data:') || url.startsWith('blob:')) return true;
+  try {
+    const { protocol, hostname } = new URL(url);
+    return protocol === 'http:' && (hostname === '127.0.0.1' || hostname === 'localhost' || hostname === '[::1]');
+  } catch {
+    return false;
+  }
+}
+
+interface Opened {
+  page: Page;
+  /** Page errors, console errors and failed requests. */
+  problems: string[];
+  /** Every URL the page requested. */
+  requests: string[];
+}
+
+describe.skipIf(!executablePath)('docs pages of the example app in headless Chromium', () => {
+  let app: API;
+  let client: TestClient;
+  let browser: Browser;
+  let doc: Doc;
+
+  beforeAll(async () => {
+    app = createExampleApp({ logger: false });
+    client = await TestClient.start(app);
+    doc = (await client.get('/openapi.json')).json<Doc>();
+    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await client?.close();
+  });
+
+  async function open(path: string): Promise<Opened> {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    const requests: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`pageerror: ${String(error)}`));
+    page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
+    page.on('request', (request) => requests.push(request.url()));
+    const response = await page.goto(`${client.url}${path}`);
+    expect(response?.status()).toBe(200);
+    return { page, problems, requests };
+  }
+
+  function expectClean({ problems, requests }: Opened): void {
+    expect(problems).toEqual([]);
+    expect(requests.length).toBeGreaterThan(0);
+    expect(requests.filter((url) => !isLocal(url))).toEqual([]);
+  }
+
+  const operations = () =>
+    operationKeys(doc).map((key) => {
+      const [method, path] = key.split(' ') as [string, string];
+      return { method, path, summary: doc.paths[path]![method.toLowerCase()]!.summary! };
+    });
+
+  it('the example app documents the operations the pages should show', () => {
+    expect(operations().map((op) => `${op.method} ${op.path}`)).toEqual([
+      'GET /hello/{name}',
+      'GET /search',
+      'GET /users/{user_id}/posts/{post_id}',
+      'POST /echo',
+      'POST /users',
+    ]);
+    for (const op of operations()) expect(op.summary, `${op.method} ${op.path}`).toBeTruthy();
+  });
+
+  it('Swagger UI shows every operation and "Try it out" calls GET /hello/{name}', async () => {
+    const opened = await open('/docs');
+    const { page } = opened;
+    await page.locator('.opblock').first().waitFor();
+    await expect.poll(() => page.title()).toBe('fnapi example - Swagger UI');
+
+    const shown = await page
+      .locator('.opblock-summary-path')
+      .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-path') ?? (node.textContent ?? '').replace(/\u200b/g, '')));
+    const methods = await page.locator('.opblock-summary-method').allTextContents();
+    expect(shown.map((path, i) => `${methods[i]!.trim().toUpperCase()} ${path}`).sort()).toEqual(
+      operations().map((op) => `${op.method} ${op.path}`),
+    );
+
+    const hello = page.locator('.opblock-get', { has: page.locator('.opblock-summary-path[data-path="/hello/{name}"]') });
+    await hello.locator('.opblock-summary').click();
+    await hello.getByRole('button', { name: 'Try it out' }).click();
+    await hello.locator('input[placeholder="name"]').fill('Ada');
+    await hello.getByRole('button', { name: 'Execute' }).click();
+    const live = hello.locator('.live-responses-table');
+    await expect.poll(() => live.locator('.response .response-col_status').first().textContent()).toContain('200');
+    await expect.poll(() => live.locator('.response-col_description .microlight').first().textContent()).toContain('"message": "Hello, Ada!"');
+    expect(opened.requests).toContain(`${client.url}/hello/Ada`);
+
+    expectClean(opened);
+    await page.close();
+  });
+
+  it('ReDoc shows every operation', async () => {
+    const opened = await open('/redoc');
+    const { page } = opened;
+    await page.locator('h2', { hasText: 'Say hello' }).waitFor();
+    await expect.poll(() => page.title()).toBe('fnapi example - ReDoc');
+
+    for (const op of operations()) {
+      // Each operation has its heading (the summary) and its method + path in the endpoint box.
+      await page.locator('h2', { hasText: op.summary }).first().waitFor();
+      const endpoint = page.locator('button', { hasText: op.path }).filter({ has: page.locator(`.http-verb.${op.method.toLowerCase()}`) });
+      expect(await endpoint.count(), `${op.method} ${op.path}`).toBeGreaterThan(0);
+    }
+    // Search runs in a worker built from a blob: URL; it only answers if that worker started.
+    await page.locator('input[placeholder="Search..."]').fill('hello');
+    await page.locator('[data-role="search:results"] li', { hasText: 'Say hello' }).first().waitFor();
+
+    expectClean(opened);
+    await page.close();
+  });
+});
