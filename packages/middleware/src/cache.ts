@@ -1,0 +1,306 @@
+import { Response, type CallNext, type Logger, type Request } from '@fnapi/core';
+import { pino } from 'pino';
+import { Middleware } from './base.js';
+import { splitList } from './util.js';
+
+type Awaitable<T> = T | Promise<T>;
+
+/**
+ * Where `CacheMiddleware` keeps responses. Every method may be synchronous or return a promise;
+ * values are plain JSON-serialisable data, so a store may keep them as JSON (Redis) or as they are
+ * (memory). A store expires entries itself after `ttlSeconds`.
+ */
+export interface CacheStore<V = CacheEntry> {
+  get(key: string): Awaitable<V | undefined | null>;
+  set(key: string, value: V, ttlSeconds: number): Awaitable<unknown>;
+  delete(key: string): Awaitable<unknown>;
+}
+
+/** A cached response, as stored: plain data only. */
+export interface CachedResponse {
+  kind: 'response';
+  status: number;
+  /** Header name/value pairs, content type included. */
+  headers: [string, string][];
+  /** The body as text (`encoding: 'utf8'`) or base64 (`'base64'`); null for an empty body. */
+  body: string | null;
+  encoding: 'utf8' | 'base64';
+  /** Milliseconds since the epoch (by the middleware's clock) when it was stored; gives `Age`. */
+  storedAt: number;
+  /** Lower-case request header names from the response's `Vary`, with the values they had. */
+  vary?: Record<string, string>;
+}
+
+/**
+ * Kept under a URL's plain key when its response carries `Vary`: says which request headers pick
+ * the variant, whose own key adds their values.
+ */
+export interface VaryMarker {
+  kind: 'vary';
+  headers: string[];
+}
+
+export type CacheEntry = CachedResponse | VaryMarker;
+
+export interface MemoryCacheStoreOptions {
+  /** Most entries kept; the least recently used goes first. Default 1000. */
+  maxEntries?: number;
+  /** Clock in milliseconds; default `Date.now`. */
+  now?: () => number;
+}
+
+/** An in-process LRU store with per-entry expiry. */
+export class MemoryCacheStore<V = CacheEntry> implements CacheStore<V> {
+  readonly maxEntries: number;
+  private readonly now: () => number;
+  private readonly entries = new Map<string, { value: V; expires: number }>();
+
+  constructor(options: MemoryCacheStoreOptions = {}) {
+    this.maxEntries = options.maxEntries ?? 1000;
+    if (!Number.isInteger(this.maxEntries) || this.maxEntries < 1) throw new RangeError('maxEntries must be a positive integer');
+    this.now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    this.entries.delete(key);
+    if (entry.expires <= this.now()) return undefined;
+    this.entries.set(key, entry); // most recently used last
+    return entry.value;
+  }
+
+  set(key: string, value: V, ttlSeconds: number): void {
+    this.entries.delete(key);
+    this.entries.set(key, { value, expires: this.now() + ttlSeconds * 1000 });
+    while (this.entries.size > this.maxEntries) {
+      const oldest = this.entries.keys().next().value as string;
+      this.entries.delete(oldest);
+    }
+  }
+
+  delete(key: string): boolean {
+    return this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+export interface CacheMiddlewareOptions {
+  /** Seconds a response stays cached. Default 60. */
+  ttl?: number;
+  /** Where responses are kept; default a `MemoryCacheStore` of 1000 entries. */
+  store?: CacheStore;
+  /** Methods whose responses are cached. Default GET, HEAD. */
+  methods?: readonly string[];
+  /** Largest body cached, in bytes; larger responses pass uncached. Default 1 MiB. */
+  maxBodySize?: number;
+  /** Clock in milliseconds, for `Age` and the default store's expiry; default `Date.now`. */
+  now?: () => number;
+  /** Where store failures are reported; default a pino logger to stdout named `fnapi`. */
+  logger?: Logger;
+}
+
+/** Headers never stored with a response: per-response, or set again on the way out. */
+const UNSTORED = new Set(['x-cache', 'age', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'date']);
+const PRIVATE_REQUEST = ['authorization', 'cookie'];
+
+interface Shared {
+  entry: CachedResponse | undefined;
+}
+
+/**
+ * Caches successful responses of GET and HEAD requests, keyed by method, path, sorted query and the
+ * request headers the response names in `Vary`. Marks responses `X-Cache: HIT`/`MISS` and hits with
+ * `Age`. Never caches requests with `Authorization` or `Cookie`, or responses that are not 2xx, are
+ * streamed, set cookies, say `Cache-Control: no-store`/`no-cache`/`private`, or `Vary: *`. Concurrent
+ * misses for one key run the handler once; the others get its response.
+ */
+export class CacheMiddleware extends Middleware {
+  readonly ttl: number;
+  readonly store: CacheStore;
+  readonly methods: ReadonlySet<string>;
+  readonly maxBodySize: number;
+  private readonly now: () => number;
+  private readonly inflight = new Map<string, Promise<Shared>>();
+  private loggerInstance: Logger | undefined;
+
+  constructor(options: CacheMiddlewareOptions = {}) {
+    super();
+    this.ttl = options.ttl ?? 60;
+    if (!(this.ttl > 0)) throw new RangeError('CacheMiddleware: ttl must be a positive number of seconds');
+    this.now = options.now ?? Date.now;
+    this.store = options.store ?? new MemoryCacheStore({ maxEntries: 1000, now: this.now });
+    this.methods = new Set((options.methods ?? ['GET', 'HEAD']).map((m) => m.toUpperCase()));
+    this.maxBodySize = options.maxBodySize ?? 1024 * 1024;
+    this.loggerInstance = options.logger;
+  }
+
+  private get logger(): Logger {
+    return (this.loggerInstance ??= pino({ name: 'fnapi' }));
+  }
+
+  async dispatch(request: Request, callNext: CallNext): Promise<Response> {
+    if (!this.methods.has(request.method) || PRIVATE_REQUEST.some((h) => request.headers.has(h))) {
+      return callNext(request);
+    }
+    const base = baseKey(request);
+
+    const pending = this.inflight.get(base);
+    if (pending !== undefined) {
+      // Another request for this key is in flight: share its response when it fits this request.
+      const shared = await pending;
+      if (shared.entry !== undefined && varyMatches(shared.entry, request)) return this.fromEntry(shared.entry);
+      return this.miss(request, callNext, base);
+    }
+
+    let share!: (value: Shared) => void;
+    const flight = new Promise<Shared>((resolve) => (share = resolve));
+    this.inflight.set(base, flight);
+    let entry: CachedResponse | undefined;
+    try {
+      const cached = await this.lookup(base, request);
+      if (cached !== undefined) {
+        entry = cached;
+        return this.fromEntry(cached);
+      }
+      const result = await this.fetchAndStore(request, callNext, base);
+      entry = result.entry;
+      return result.response;
+    } finally {
+      share({ entry });
+      if (this.inflight.get(base) === flight) this.inflight.delete(base);
+    }
+  }
+
+  /** Removes the cached responses of a method and path (and query string, if given). */
+  async invalidate(method: string, path: string, query = ''): Promise<void> {
+    const key = keyFor(method.toUpperCase(), path, sortedQuery(new URLSearchParams(query)));
+    await this.safely(() => this.store.delete(key), undefined);
+  }
+
+  private async miss(request: Request, callNext: CallNext, base: string): Promise<Response> {
+    return (await this.fetchAndStore(request, callNext, base)).response;
+  }
+
+  private async lookup(base: string, request: Request): Promise<CachedResponse | undefined> {
+    const first = await this.safely(() => this.store.get(base), undefined);
+    if (!first) return undefined;
+    if (first.kind === 'response') return first;
+    const variant = await this.safely(() => this.store.get(variantKey(base, first.headers, request)), undefined);
+    return variant && variant.kind === 'response' ? variant : undefined;
+  }
+
+  private async fetchAndStore(
+    request: Request,
+    callNext: CallNext,
+    base: string,
+  ): Promise<{ response: Response; entry: CachedResponse | undefined }> {
+    const response = await callNext(request);
+    const entry = this.capture(response, request);
+    response.headers.set('x-cache', 'MISS');
+    if (entry !== undefined) {
+      if (entry.vary === undefined) {
+        await this.safely(() => this.store.set(base, entry, this.ttl), undefined);
+      } else {
+        const names = Object.keys(entry.vary);
+        const marker: VaryMarker = { kind: 'vary', headers: names };
+        await this.safely(() => this.store.set(base, marker, this.ttl), undefined);
+        await this.safely(() => this.store.set(variantKey(base, names, request), entry, this.ttl), undefined);
+      }
+    }
+    return { response, entry };
+  }
+
+  /** The storable form of a response, or undefined when it must not be cached. */
+  private capture(response: Response, request: Request): CachedResponse | undefined {
+    const status = response.statusCode;
+    if (status < 200 || status > 299) return undefined;
+    const headers = response.headers;
+    if (headers.has('set-cookie')) return undefined;
+    const cacheControl = (headers.get('cache-control') ?? '').toLowerCase();
+    if (/(?:^|[\s,])(?:no-store|no-cache|private)(?:$|[\s,=])/.test(cacheControl)) return undefined;
+    const varyNames = splitList(headers.get('vary')).map((n) => n.toLowerCase());
+    if (varyNames.includes('*')) return undefined;
+    if (response.stream() !== undefined) return undefined;
+
+    let rendered: string | Uint8Array | null;
+    try {
+      rendered = response.render();
+    } catch {
+      return undefined; // the writer will report it
+    }
+    const size = rendered === null ? 0 : typeof rendered === 'string' ? Buffer.byteLength(rendered) : rendered.byteLength;
+    if (size > this.maxBodySize) return undefined;
+
+    const stored: [string, string][] = [];
+    for (const [name, value] of headers) if (!UNSTORED.has(name)) stored.push([name, value]);
+    if (rendered !== null && !headers.has('content-type')) {
+      const type = response.contentType();
+      if (type !== undefined) stored.push(['content-type', type]);
+    }
+    const entry: CachedResponse = {
+      kind: 'response',
+      status,
+      headers: stored,
+      body: rendered === null ? null : typeof rendered === 'string' ? rendered : Buffer.from(rendered).toString('base64'),
+      encoding: typeof rendered === 'string' || rendered === null ? 'utf8' : 'base64',
+      storedAt: this.now(),
+    };
+    if (varyNames.length > 0) {
+      const vary: Record<string, string> = {};
+      for (const name of [...new Set(varyNames)].sort()) vary[name] = request.headers.get(name) ?? '';
+      entry.vary = vary;
+    }
+    return entry;
+  }
+
+  private fromEntry(entry: CachedResponse): Response {
+    const body = entry.body === null ? undefined : entry.encoding === 'base64' ? Buffer.from(entry.body, 'base64') : entry.body;
+    const response = new Response(body, { statusCode: entry.status, headers: entry.headers });
+    response.headers.set('x-cache', 'HIT');
+    response.headers.set('age', String(Math.max(0, Math.floor((this.now() - entry.storedAt) / 1000))));
+    return response;
+  }
+
+  /** A store that fails must not fail the request: it is logged and treated as a miss. */
+  private async safely<T>(call: () => Awaitable<T>, fallback: T): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      this.logger.warn({ err: error }, 'cache store failed; serving uncached');
+      return fallback;
+    }
+  }
+}
+
+function sortedQuery(params: URLSearchParams): string {
+  params.sort();
+  return params.toString();
+}
+
+function keyFor(method: string, path: string, query: string): string {
+  return query ? `${method} ${path}?${query}` : `${method} ${path}`;
+}
+
+function baseKey(request: Request): string {
+  return keyFor(request.method, request.path, sortedQuery(new URLSearchParams(request.queryParams)));
+}
+
+function variantKey(base: string, names: readonly string[], request: Request): string {
+  let key = base;
+  for (const name of names) key += `\n${name}: ${request.headers.get(name) ?? ''}`;
+  return key;
+}
+
+function varyMatches(entry: CachedResponse, request: Request): boolean {
+  if (entry.vary === undefined) return true;
+  for (const name in entry.vary) if ((request.headers.get(name) ?? '') !== entry.vary[name]) return false;
+  return true;
+}

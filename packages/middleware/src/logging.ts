@@ -1,0 +1,56 @@
+import { HTTPError, type CallNext, type Logger, type Request, type Response } from '@fnapi/core';
+import { pino, type Level } from 'pino';
+import { Middleware } from './base.js';
+import { roundMs } from './util.js';
+
+export interface LoggingMiddlewareOptions {
+  /** The pino logger to write to; default a pino logger to stdout named `fnapi`. */
+  logger?: Logger;
+  /** Level of the per-request line; default `info`. */
+  level?: Level;
+}
+
+/**
+ * One structured line per request, written when the response is known:
+ * `{ method, path, route, status, duration, msg: 'request completed' }`, `duration` in milliseconds
+ * and `route` the matched template (`/users/{user_id}`), absent when no route matched. A request
+ * whose exception passes through is logged with the status it will get and `err`, then re-thrown.
+ */
+export class LoggingMiddleware extends Middleware {
+  readonly logger: Logger;
+  readonly level: Level;
+
+  constructor(options: LoggingMiddlewareOptions = {}) {
+    super();
+    this.logger = options.logger ?? pino({ name: 'fnapi' });
+    this.level = options.level ?? 'info';
+  }
+
+  async dispatch(request: Request, callNext: CallNext): Promise<Response> {
+    const started = performance.now();
+    let response: Response;
+    try {
+      response = await callNext(request);
+    } catch (error) {
+      const status = error instanceof HTTPError ? error.statusCode : 500;
+      this.write(request, status, started, error);
+      throw error;
+    }
+    this.write(request, response.statusCode, started);
+    return response;
+  }
+
+  private write(request: Request, status: number, started: number, error?: unknown): void {
+    const logger = this.logger;
+    if (!logger.isLevelEnabled(this.level)) return;
+    const line: Record<string, unknown> = {
+      method: request.method,
+      path: request.path,
+      route: request.route,
+      status,
+      duration: roundMs(performance.now() - started),
+    };
+    if (error !== undefined) line.err = error;
+    logger[this.level](line, 'request completed');
+  }
+}
