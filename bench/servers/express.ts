@@ -1,0 +1,45 @@
+// Express 5 with express.json() and zod 4 (safeParse in the handler), default settings.
+import express from 'express';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+
+const app = express();
+app.use(express.json());
+
+app.get('/hello', (_req, res) => {
+  res.json({ message: 'hello' });
+});
+
+const PostsParams = z.object({ id: z.coerce.number().int(), postId: z.coerce.number().int() });
+const PostsQuery = z.object({
+  page: z.coerce.number().int().default(1),
+  limit: z.coerce.number().int().default(20),
+});
+
+app.get('/users/:id/posts/:postId', (req, res) => {
+  const params = PostsParams.safeParse(req.params);
+  if (!params.success) return void res.status(400).json({ errors: params.error.issues });
+  const query = PostsQuery.safeParse(req.query);
+  if (!query.success) return void res.status(400).json({ errors: query.error.issues });
+  const { id, postId } = params.data;
+  const { page, limit } = query.data;
+  res.json({ id, postId, page, limit });
+});
+
+const User = z.object({
+  name: z.string().min(2).max(50),
+  email: z.email(),
+  age: z.int().min(18).max(120),
+  role: z.enum(['admin', 'user', 'guest']).default('user'),
+  tags: z.array(z.string()).default([]),
+});
+
+app.post('/users', (req, res) => {
+  const user = User.safeParse(req.body);
+  if (!user.success) return void res.status(422).json({ errors: user.error.issues });
+  res.status(201).json(user.data);
+});
+
+const server = app.listen(0, '127.0.0.1', () => {
+  process.stdout.write(JSON.stringify({ port: (server.address() as AddressInfo).port }) + '\n');
+});
