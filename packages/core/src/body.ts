@@ -73,7 +73,8 @@ export function parseJsonBody(text: string): unknown {
   } catch (error) {
     throw new BadRequestError(`Malformed JSON body: ${(error as Error).message}`);
   }
-  if (text.includes('"__proto__"') || text.includes('"constructor"')) {
+  // Keys may be written with escapes (`"\u005f_proto__"`): any `\u` escape gets the full check too.
+  if (text.includes('"__proto__"') || text.includes('"constructor"') || text.includes('\\u')) {
     try {
       JSON.parse(text, rejectPrototypeKeys);
     } catch (error) {

@@ -88,10 +88,13 @@ export function decoratedEndpoints(instance: unknown): EndpointDefinition[] | un
 }
 
 export interface EndpointFactory<R extends string, P extends ParamsShape> {
+  // The decorator signature comes first and accepts any method and context: TypeScript resolves
+  // overloads by subtype first, where a method with typed parameters is no subtype of one taking
+  // `any`, so the definition signature below would claim the decorator and its return type fail.
+  /** `@api(options)` on a class method. */
+  (method: (this: any, ...args: never) => unknown, context: ClassMethodDecoratorContext<any, any>): void;
   /** `api(options)(handler)`: an endpoint definition to include later. */
   (handler: Handler<InferInput<R, P>>): EndpointDefinition<R, P>;
-  /** `@api(options)` on a class method. */
-  (method: (this: any, input: any, request: Request) => unknown, context: ClassMethodDecoratorContext): void;
 }
 
 /**

@@ -114,9 +114,20 @@ export class ResponseHeaders implements Iterable<[string, string]> {
   }
 }
 
-const UNSAFE_HEADER_VALUE = /[\r\n\0]/;
+// Field values: tab, visible ASCII and obs-text (0x80–0xFF), what node:http and Web `Headers` accept.
+const UNSAFE_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+// Field names: an RFC 9110 token.
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-/** True when a value could split the response: such a header is never written. */
+/**
+ * True when a value could split the response (CR, LF, NUL) or is one no writer accepts (other
+ * control characters, code points past 0xFF): such a header is never written.
+ */
 export function isUnsafeHeaderValue(value: string): boolean {
   return UNSAFE_HEADER_VALUE.test(value);
+}
+
+/** True when a header name is not an HTTP token (spaces, colons, CR/LF …): it is never written. */
+export function isInvalidHeaderName(name: string): boolean {
+  return !HEADER_NAME.test(name);
 }

@@ -1,5 +1,5 @@
 import { internalErrorProblem } from '../errors.js';
-import { isUnsafeHeaderValue } from '../headers.js';
+import { isInvalidHeaderName, isUnsafeHeaderValue } from '../headers.js';
 import type { Logger } from '../logger.js';
 import { type BodyChunk, isBodilessStatus, problemResponse, type Response } from '../response.js';
 
@@ -39,8 +39,8 @@ function serializeUnchecked(response: Response): Serialized {
   if (headers !== undefined && headers.size > 0) {
     headers.delete('content-length');
     for (const [name, value] of headers) {
-      if (isUnsafeHeaderValue(value) || isUnsafeHeaderValue(name)) {
-        throw new TypeError(`Header "${name}" has a value with CR, LF or NUL; refusing to write it`);
+      if (isUnsafeHeaderValue(value) || isInvalidHeaderName(name)) {
+        throw new TypeError(`Header ${JSON.stringify(name)} has an invalid name or a value with CR, LF or NUL; refusing to write it`);
       }
     }
     headers.appendFlat(flat);

@@ -1,0 +1,72 @@
+/**
+ * Route matching: static segments before parameters, backtracking, decoding, through all transports.
+ */
+import { describe, expect, it } from 'vitest';
+import { API, StreamingResponse } from '../src/index.js';
+import { joinPath, pathParamNames, RouteTable } from '../src/routing.js';
+import { type Case, JSON_TYPE, problem, runTable, serve } from './helpers.js';
+
+function build(): API {
+  const app = new API({ logger: false });
+  app.get('/users/me', () => 'me');
+  app.get('/users/{id}', ({ id }) => ({ id }));
+  app.get('/users/{id}/posts', ({ id }) => ({ posts: id }));
+  app.get('/users/me/settings/{key}', ({ key }) => ({ key }));
+  app.get('/files/{a}/{b}', ({ a, b }) => [a, b]);
+  app.get('/', () => 'root');
+  app.get('/stream', () => new StreamingResponse((async function* () { yield 'never read by HEAD'; })()));
+  return app;
+}
+
+const notFound = (path: string, method = 'GET') => problem(404, 'Not Found', `No endpoint for ${method} ${path}`);
+
+const cases: Case[] = [
+  { name: 'the root route', call: { path: '/' }, status: 200, json: 'root' },
+  { name: 'a static segment wins over a parameter', call: { path: '/users/me' }, status: 200, json: 'me' },
+  { name: 'a parameter matches other values', call: { path: '/users/42' }, status: 200, json: { id: '42' } },
+  { name: 'a deeper route through a parameter', call: { path: '/users/me/posts' }, status: 200, json: { posts: 'me' } },
+  { name: 'a deeper route through a static segment', call: { path: '/users/me/settings/theme' }, status: 200, json: { key: 'theme' } },
+  { name: 'two parameters', call: { path: '/files/x%2Fy/z%3F' }, status: 200, json: ['x/y', 'z?'] },
+  { name: 'an empty segment does not match a parameter', call: { path: '/users/' }, status: 404, json: notFound('/users/') },
+  { name: 'an empty inner segment does not match', call: { path: '/files//z' }, status: 404, json: notFound('/files//z') },
+  { name: 'extra segments do not match', call: { path: '/users/1/posts/2' }, status: 404, json: notFound('/users/1/posts/2') },
+  { name: 'matching is case-sensitive', call: { path: '/USERS/me' }, status: 404, json: notFound('/USERS/me') },
+  { name: 'a malformed percent-escape stays as sent', call: { path: '/users/%E0%A4%A' }, status: 200, json: { id: '%E0%A4%A' } },
+  {
+    name: 'HEAD of a streaming GET route has no body',
+    call: { method: 'HEAD', path: '/stream' },
+    status: 200,
+    text: '',
+    contentType: 'application/octet-stream',
+  },
+  { name: 'the OpenAPI document is served', call: { path: '/openapi.json' }, status: 200, contentType: JSON_TYPE, check: (r) => expect(r.json().openapi).toMatch(/^3\.1/) },
+];
+
+describe('route matching', () => {
+  const served = serve(build);
+  runTable(served, cases);
+});
+
+describe('RouteTable', () => {
+  it('reports a taken method and template', () => {
+    const table = new RouteTable<number>();
+    expect(table.add('GET', '/a/{id}', 1)).toBe(true);
+    expect(table.add('GET', '/a/{id}', 2)).toBe(false);
+    expect(table.add('POST', '/a/{id}', 3)).toBe(true);
+    expect(table.add('GET', '/a', 4)).toBe(true);
+    expect(table.add('GET', '/a', 5)).toBe(false);
+    expect(table.match('GET', '/a/7')).toEqual({ value: 1, params: { id: '7' } });
+    expect(table.match('PUT', '/a/7')).toBeUndefined();
+    expect(table.hasPath('/a/7')).toBe(true);
+    expect(table.hasPath('/b')).toBe(false);
+  });
+
+  it('names path parameters and joins prefixes', () => {
+    expect(pathParamNames('/users/{user_id}/posts/{post_id}')).toEqual(['user_id', 'post_id']);
+    expect(() => pathParamNames('/a/{id}/b/{id}')).toThrow(/repeats/);
+    expect(joinPath('/v1/', '/users')).toBe('/v1/users');
+    expect(joinPath('/v1', '')).toBe('/v1');
+    expect(joinPath('/v1', '/')).toBe('/v1/');
+    expect(joinPath('', '/x')).toBe('/x');
+  });
+});
