@@ -4,7 +4,7 @@ import { handlerMetadata } from './endpoint.js';
 import { HTTPError, internalErrorProblem, type ProblemDetails, RequestValidationError } from './errors.js';
 import { compileInvoker } from './invoke.js';
 import { defaultLogger, type Logger, silentLogger } from './logger.js';
-import { type CallNext, compose } from './pipeline.js';
+import { compose, type MaybePromise, type Step } from './pipeline.js';
 import { PluginManager } from './plugins.js';
 import type { Request } from './request.js';
 import { problemResponse, Response } from './response.js';
@@ -59,7 +59,7 @@ export interface RouteInfo {
 
 interface CompiledRoute {
   template: string;
-  run: CallNext;
+  run: Step;
 }
 
 type Lifecycle = () => unknown;
@@ -85,10 +85,10 @@ export class API extends RouteGroup {
   private loggerInstance: Logger | undefined;
   private readonly loggerOption: Logger | false | undefined;
   private table = new RouteTable<CompiledRoute>();
-  private chain: CallNext;
+  private chain: Step;
   private routeList: RouteInfo[] = [];
   private readonly announced = new Set<string>();
-  private readonly invokers = new WeakMap<object, Map<string, CallNext>>();
+  private readonly invokers = new WeakMap<object, Map<string, Step>>();
   private document: Record<string, unknown> | undefined;
   private operations: OperationDescription[] = [];
   private readonly startupCallbacks: Lifecycle[] = [];
@@ -191,10 +191,23 @@ export class API extends RouteGroup {
 
   /** Serves one request through plugins, middleware, routing and the endpoint. */
   handle(request: Request): Promise<Response> {
-    if (!this.pluginManager.hasRequestHooks) {
-      return this.chain(request).catch((error: unknown) => this.finalError(error, request));
+    const out = this.serve(request);
+    return out instanceof Promise ? out : Promise.resolve(out);
+  }
+
+  /**
+   * `handle` for servers: answers synchronously when nothing on the request's path is asynchronous
+   * (no plugins, no middleware, no body to read, a sync handler), so such a request costs no promise.
+   */
+  serve(request: Request): MaybePromise<Response> {
+    if (this.pluginManager.hasRequestHooks) return this.handleWithPlugins(request);
+    let out: MaybePromise<Response>;
+    try {
+      out = this.chain(request);
+    } catch (error) {
+      return this.finalError(error, request);
     }
-    return this.handleWithPlugins(request);
+    return out instanceof Promise ? out.catch((error: unknown) => this.finalError(error, request)) : out;
   }
 
   private async handleWithPlugins(request: Request): Promise<Response> {
@@ -214,11 +227,11 @@ export class API extends RouteGroup {
   }
 
   /** Routing: the innermost step of the app's middleware chain. */
-  private readonly dispatch = (request: Request): Promise<Response> => {
+  private readonly dispatch = (request: Request): MaybePromise<Response> => {
     const method = request.method;
     let match = this.table.match(method, request.path);
     if (match === undefined && method === 'HEAD') match = this.table.match('GET', request.path);
-    if (match === undefined) return Promise.resolve(this.notFound(request));
+    if (match === undefined) return this.notFound(request);
     request.pathParams = match.params;
     request.route = match.value.template;
     return match.value.run(request);
@@ -256,23 +269,31 @@ export class API extends RouteGroup {
   }
 
   /** Wraps an endpoint: its errors are offered to plugins, and HTTP errors become responses here. */
-  private endpointRunner(invoke: CallNext): CallNext {
-    return async (request) => {
-      try {
-        return await invoke(request);
-      } catch (error) {
-        const plugins = this.pluginManager;
-        if (plugins.hasEventListeners && typeof error === 'object' && error !== null) {
-          this.reportedErrors.add(error);
-          plugins.emit('error_occurred', { error, request });
-        }
-        if (plugins.hasErrorHooks) {
-          const answer = await plugins.onError(error, request);
-          if (answer) return answer;
-        }
-        if (error instanceof HTTPError) return this.errorResponse(error, request);
-        throw error;
+  private endpointRunner(invoke: Step): Step {
+    const failed = (error: unknown, request: Request): MaybePromise<Response> => {
+      const plugins = this.pluginManager;
+      if (plugins.hasEventListeners && typeof error === 'object' && error !== null) {
+        this.reportedErrors.add(error);
+        plugins.emit('error_occurred', { error, request });
       }
+      if (plugins.hasErrorHooks) {
+        return plugins.onError(error, request).then((answer) => {
+          if (answer) return answer;
+          if (error instanceof HTTPError) return this.errorResponse(error, request);
+          throw error;
+        });
+      }
+      if (error instanceof HTTPError) return this.errorResponse(error, request);
+      throw error;
+    };
+    return (request) => {
+      let out: MaybePromise<Response>;
+      try {
+        out = invoke(request);
+      } catch (error) {
+        return failed(error, request);
+      }
+      return out instanceof Promise ? out.catch((error: unknown) => failed(error, request)) : out;
     };
   }
 
@@ -344,7 +365,7 @@ export class API extends RouteGroup {
     }
   }
 
-  private invoker(entry: RouteEntry, pathParams: string[]): CallNext {
+  private invoker(entry: RouteEntry, pathParams: string[]): Step {
     let perPath = this.invokers.get(entry.definition);
     if (!perPath) this.invokers.set(entry.definition, (perPath = new Map()));
     const key = `${entry.method} ${entry.path}`;

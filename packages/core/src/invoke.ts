@@ -2,7 +2,7 @@ import { compileBinder, type RawInput, type z } from '@fnapi/validation';
 import { isJsonContentType } from './body.js';
 import type { EndpointDefinition } from './endpoint.js';
 import { GatewayTimeoutError, RequestValidationError, UnsupportedMediaTypeError } from './errors.js';
-import type { CallNext } from './pipeline.js';
+import type { MaybePromise, Step } from './pipeline.js';
 import type { Request } from './request.js';
 import { fromWebResponse, JSONResponse, Response } from './response.js';
 
@@ -27,6 +27,10 @@ function isArraySchema(schema: z.ZodType): boolean {
     def = inner._zod.def;
   }
   return def.type === 'array' || def.type === 'tuple';
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return value instanceof Promise || (typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function');
 }
 
 function isStatus(value: unknown): value is number {
@@ -71,7 +75,7 @@ class RawView implements RawInput {
  * Compiles one endpoint into `request → Response`: the binder is built here, once; what the route
  * does not use (body, query, timeout, response model) costs nothing per request.
  */
-export function compileInvoker(method: string, path: string, pathParams: string[], definition: EndpointDefinition): CallNext {
+export function compileInvoker(method: string, path: string, pathParams: string[], definition: EndpointDefinition): Step {
   const { options, handler } = definition;
   const params = options.params ?? {};
   const binder = compileBinder({ method, pathParams, params });
@@ -107,20 +111,21 @@ export function compileInvoker(method: string, path: string, pathParams: string[
     return new JSONResponse(body, { statusCode: code });
   };
 
-  const call = async (request: Request): Promise<Response> => {
-    let input: Record<string, unknown>;
-    if (noInput) {
-      input = {};
-    } else {
-      const body = usesBody ? await bindingBody(request) : undefined;
-      const bound = binder(new RawView(request, body));
-      if (!bound.ok) throw new RequestValidationError(bound.issues);
-      input = bound.value;
-    }
-    let result: unknown = handler(input, request);
-    if (result instanceof Promise) result = await result;
-    return toResponse(result);
+  const callHandler = (input: Record<string, unknown>, request: Request): MaybePromise<Response> => {
+    const result: unknown = handler(input, request);
+    return isPromiseLike(result) ? Promise.resolve(result).then(toResponse) : toResponse(result);
   };
+  const bindAndCall = (request: Request, body: unknown): MaybePromise<Response> => {
+    const bound = binder(new RawView(request, body));
+    if (!bound.ok) throw new RequestValidationError(bound.issues);
+    return callHandler(bound.value, request);
+  };
+  // Sync all the way down when the route reads no body and the handler is sync: no promise at all.
+  const call: Step = usesBody
+    ? async (request) => bindAndCall(request, await bindingBody(request))
+    : noInput
+      ? (request) => callHandler({}, request)
+      : (request) => bindAndCall(request, undefined);
 
   const timeout = options.timeout;
   if (timeout === undefined || timeout <= 0) return call;
@@ -132,7 +137,9 @@ export function compileInvoker(method: string, path: string, pathParams: string[
         request.abort(error);
         reject(error);
       }, ms);
-      call(request).then(
+      Promise.resolve()
+        .then(() => call(request))
+        .then(
         (response) => {
           clearTimeout(timer);
           resolve(response);

@@ -4,6 +4,14 @@ import { fromWebResponse, Response } from './response.js';
 /** Passes the request on; always resolves to an fnapi `Response` with mutable headers. */
 export type CallNext = (request: Request) => Promise<Response>;
 
+export type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * One step of the internal pipeline. Unlike `CallNext` it may answer synchronously, so a sync handler
+ * behind no middleware costs no promise at all.
+ */
+export type Step = (request: Request) => MaybePromise<Response>;
+
 export type MiddlewareResult = Response | globalThis.Response | Promise<Response | globalThis.Response>;
 
 /** Anything with `dispatch(request, callNext)`. */
@@ -29,8 +37,9 @@ function describe(middleware: Middleware): string {
  * Builds the chain once: the first middleware runs first on the way in and last on the way out.
  * No middleware means no chain at all: `final` is returned as it is.
  */
-export function compose(middleware: readonly Middleware[], final: CallNext): CallNext {
-  let next = final;
+export function compose(middleware: readonly Middleware[], final: Step): Step {
+  if (middleware.length === 0) return final;
+  let next: CallNext = toAsync(final);
   for (let i = middleware.length - 1; i >= 0; i--) {
     const current = middleware[i]!;
     const dispatch =
@@ -44,6 +53,18 @@ export function compose(middleware: readonly Middleware[], final: CallNext): Cal
     };
   }
   return next;
+}
+
+/** Middleware is promised a `Promise` from `callNext`, whatever the step behind it returns. */
+function toAsync(step: Step): CallNext {
+  return (request) => {
+    try {
+      const out = step(request);
+      return out instanceof Promise ? out : Promise.resolve(out);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
 }
 
 export function assertMiddleware(middleware: unknown): asserts middleware is Middleware {

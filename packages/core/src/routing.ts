@@ -4,6 +4,7 @@
  */
 
 const PARAM = /^\{([A-Za-z_$][\w$]*)\}$/;
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 export interface RouteMatch<T> {
   value: T;
@@ -42,7 +43,8 @@ export function joinPath(prefix: string, route: string): string {
 }
 
 class MethodTable<T> {
-  readonly static = new Map<string, T>();
+  /** Static routes keep a ready match object: finding one allocates nothing. */
+  readonly static = new Map<string, RouteMatch<T>>();
   readonly root: Node<T> = node();
   hasDynamic = false;
 }
@@ -56,7 +58,11 @@ export class RouteTable<T> {
     if (!table) this.methods.set(method, (table = new MethodTable()));
     if (!template.includes('{')) {
       if (table.static.has(template)) return false;
-      table.static.set(template, value);
+      const match = Object.freeze({ value, params: NO_PARAMS });
+      table.static.set(template, match);
+      // A request for a non-ASCII path arrives percent-encoded.
+      const encoded = encodeURI(template);
+      if (encoded !== template) table.static.set(encoded, match);
       return true;
     }
     let current = table.root;
@@ -74,6 +80,8 @@ export class RouteTable<T> {
         current.children ??= new Map();
         let next = current.children.get(segment);
         if (!next) current.children.set(segment, (next = node()));
+        const encoded = encodeURI(segment);
+        if (encoded !== segment && !current.children.has(encoded)) current.children.set(encoded, next);
         current = next;
       }
     }
@@ -88,7 +96,7 @@ export class RouteTable<T> {
     const table = this.methods.get(method);
     if (table === undefined) return undefined;
     const found = table.static.get(path);
-    if (found !== undefined) return { value: found, params: NO_PARAMS };
+    if (found !== undefined) return found;
     if (!table.hasDynamic || path.charCodeAt(0) !== 47 /* / */) return undefined;
     const params: Record<string, string> = {};
     const value = walk(table.root, path, 1, params);
@@ -101,8 +109,6 @@ export class RouteTable<T> {
     return false;
   }
 }
-
-const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 function walk<T>(current: Node<T>, path: string, start: number, params: Record<string, string>): T | undefined {
   if (start > path.length) return current.value;

@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { API } from '../app.js';
-import { collectBody } from '../body.js';
-import { PROBLEM_JSON } from '../errors.js';
+import { tooLarge } from '../body.js';
+import { BadRequestError, PROBLEM_JSON } from '../errors.js';
 import { Request } from '../request.js';
 import { serialize, toChunk } from './write.js';
 
@@ -39,8 +39,41 @@ class NodeRequest extends Request {
     super({ method: raw.method ?? 'GET', path, query, headers: raw.headers, bodyLimit });
   }
   protected override readBody(limit: number): Promise<Uint8Array> {
-    return collectBody(this.raw, limit, () => {
-      this.bodyRefused = true;
+    const raw = this.raw;
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const cleanup = () => {
+        raw.off('data', onData);
+        raw.off('end', onEnd);
+        raw.off('error', onError);
+        raw.off('aborted', onAborted);
+      };
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > limit) {
+          cleanup();
+          // The rest is discarded as it arrives; the connection closes after the 413.
+          raw.resume();
+          this.bodyRefused = true;
+          reject(tooLarge(limit));
+          return;
+        }
+        chunks.push(chunk);
+      };
+      const onEnd = () => {
+        cleanup();
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      };
+      const onError = (error: Error) => {
+        cleanup();
+        reject(new BadRequestError('The request body could not be read', undefined, { cause: error }));
+      };
+      const onAborted = () => onError(new Error('request aborted'));
+      raw.on('data', onData);
+      raw.on('end', onEnd);
+      raw.on('error', onError);
+      raw.on('aborted', onAborted);
     });
   }
   protected override onBodyRefused(): void {
@@ -145,7 +178,12 @@ export async function runNodeServer(app: API, options: RunOptions): Promise<Runn
     }
     inFlight++;
     const request = new NodeRequest(req, res, target[0], target[1], bodyLimit);
-    app.handle(request).then(
+    const out = app.serve(request);
+    if (!(out instanceof Promise)) {
+      write(res, request, out);
+      return;
+    }
+    out.then(
       (response) => write(res, request, response),
       (error: unknown) => {
         // handle() turns every error into a response; this is a last resort.
