@@ -6,7 +6,7 @@ export const MAX_JSON_DEPTH = 256;
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
 export function decodeText(bytes: Uint8Array): string {
-  return decoder.decode(bytes);
+  return Buffer.isBuffer(bytes) ? bytes.toString('utf8') : decoder.decode(bytes);
 }
 
 export function tooLarge(limit: number): PayloadTooLargeError {

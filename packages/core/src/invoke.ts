@@ -37,20 +37,23 @@ function isStatus(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 599;
 }
 
+function refuseContentType(contentType: string | null): UnsupportedMediaTypeError {
+  return new UnsupportedMediaTypeError(
+    `Expected a JSON body (application/json), got ${contentType ? `"${contentType}"` : 'no content type'}`,
+  );
+}
+
 /** Reads the JSON body for binding: absent → undefined; non-JSON content → 415; malformed → 400. */
-async function bindingBody(request: Request): Promise<unknown> {
+function bindingBody(request: Request): unknown {
   if (!request.hasBody) return undefined;
   const contentType = request.headers.get('content-type');
   if (!isJsonContentType(contentType)) {
-    const bytes = await request.bytes();
-    if (bytes.byteLength === 0) return undefined;
-    throw new UnsupportedMediaTypeError(
-      `Expected a JSON body (application/json), got ${contentType ? `"${contentType}"` : 'no content type'}`,
-    );
+    return request.bytes().then((bytes) => {
+      if (bytes.byteLength === 0) return undefined;
+      throw refuseContentType(contentType);
+    });
   }
-  const bytes = await request.bytes();
-  if (bytes.byteLength === 0) return undefined;
-  return request.json();
+  return request.bytes().then((bytes) => (bytes.byteLength === 0 ? undefined : request.parseJson(bytes)));
 }
 
 /** The binder's view of a request: the query is parsed only if the binder reads it. */
@@ -122,7 +125,10 @@ export function compileInvoker(method: string, path: string, pathParams: string[
   };
   // Sync all the way down when the route reads no body and the handler is sync: no promise at all.
   const call: Step = usesBody
-    ? async (request) => bindAndCall(request, await bindingBody(request))
+    ? (request) => {
+        const body = bindingBody(request);
+        return body instanceof Promise ? body.then((value) => bindAndCall(request, value)) : bindAndCall(request, body);
+      }
     : noInput
       ? (request) => callHandler({}, request)
       : (request) => bindAndCall(request, undefined);
