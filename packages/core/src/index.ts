@@ -30,10 +30,15 @@ export * from './errors.js';
 export { compose, type CallNext, type Middleware, type MiddlewareFunction, type MiddlewareObject } from './pipeline.js';
 export {
   PluginManager,
+  type EventCallback,
   type EventName,
   type HookName,
+  type OnErrorHook,
+  type OnEventHook,
   type PluginLike,
   type PluginMetadata,
+  type PostResponseHook,
+  type PreRequestHook,
 } from './plugins.js';
 export { ResponseValidationError } from './invoke.js';
 export type { Logger } from './logger.js';

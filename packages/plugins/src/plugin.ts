@@ -1,27 +1,23 @@
 import type {
   API,
+  EventCallback,
   EventName,
   HookName,
   Logger,
+  OnErrorHook,
+  OnEventHook,
   PluginLike,
   PluginMetadata,
+  PostResponseHook,
+  PreRequestHook,
   Request,
   Response,
 } from '@fnapi/core';
+
+export type { EventCallback, OnErrorHook, OnEventHook, PostResponseHook, PreRequestHook };
 import { pino } from 'pino';
 
 type Maybe<T> = T | undefined | void;
-export type PreRequestHook = (request: Request) => Maybe<Request> | Promise<Maybe<Request>>;
-export type PostResponseHook = (
-  response: Response,
-  request: Request,
-) => Maybe<Response | globalThis.Response> | Promise<Maybe<Response | globalThis.Response>>;
-export type OnErrorHook = (
-  error: unknown,
-  request: Request,
-) => Maybe<Response | globalThis.Response> | Promise<Maybe<Response | globalThis.Response>>;
-export type OnEventHook = (event: EventName, payload: Record<string, unknown>) => unknown;
-export type EventCallback = (payload: Record<string, unknown>) => unknown;
 
 /** The callback type `registerHook` takes for each hook or event name. */
 export type HookCallback<N extends HookName | EventName> = N extends 'preRequest'
