@@ -36,7 +36,6 @@ export interface RequestInit {
 export class Request {
   readonly method: string;
   readonly path: string;
-  readonly headers: RequestHeaders;
   /** Raw (percent-decoded) path parameters of the matched route. */
   pathParams: Record<string, string> = EMPTY_PARAMS;
   /** The matched route's template, e.g. `/users/{user_id}`; undefined when no route matched. */
@@ -46,6 +45,8 @@ export class Request {
 
   protected readonly rawQuery: string;
   protected readonly protocol: 'http' | 'https';
+  private _rawHeaders: RawHeaders | undefined;
+  private _headers: RequestHeaders | undefined;
   private _client: ClientInfo | undefined;
   private _body: Uint8Array | string | null | undefined;
   private _bytes: Promise<Uint8Array> | undefined;
@@ -61,14 +62,20 @@ export class Request {
   private _aborted = false;
 
   constructor(init: RequestInit) {
-    this.method = init.method.toUpperCase();
+    const method = init.method;
+    this.method = method === 'GET' || method === 'POST' ? method : method.toUpperCase();
     this.path = init.path;
     this.rawQuery = init.query ?? '';
-    this.headers = new RequestHeaders(init.headers ?? {});
+    this._rawHeaders = init.headers;
     this._body = init.body;
     this._client = init.client;
     this.protocol = init.protocol ?? 'http';
     this.bodyLimit = init.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  }
+
+  /** Case-insensitive request headers (built on first use: a route that reads none pays nothing). */
+  get headers(): RequestHeaders {
+    return (this._headers ??= new RequestHeaders(this.loadHeaders()));
   }
 
   get queryParams(): URLSearchParams {
@@ -166,6 +173,11 @@ export class Request {
     }
     // Sources enforce the limit while reading; buffered bodies are checked here.
     return this.readBody(this.bodyLimit);
+  }
+
+  /** The raw header record; servers whose headers are computed on access override this. */
+  protected loadHeaders(): RawHeaders {
+    return this._rawHeaders ?? {};
   }
 
   /** Reads the body from its source. Servers that stream bodies override this. */

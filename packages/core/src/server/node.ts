@@ -36,7 +36,11 @@ class NodeRequest extends Request {
     query: string,
     bodyLimit: number,
   ) {
-    super({ method: raw.method ?? 'GET', path, query, headers: raw.headers, bodyLimit });
+    super({ method: raw.method ?? 'GET', path, query, bodyLimit });
+  }
+  // node:http builds `headers` from the raw list on first access; only routes that read them pay.
+  protected override loadHeaders() {
+    return this.raw.headers;
   }
   protected override readBody(limit: number): Promise<Uint8Array> {
     const raw = this.raw;
