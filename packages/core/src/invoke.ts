@@ -43,17 +43,13 @@ function refuseContentType(contentType: string | null): UnsupportedMediaTypeErro
   );
 }
 
-/** Reads the JSON body for binding: absent → undefined; non-JSON content → 415; malformed → 400. */
-function bindingBody(request: Request): unknown {
-  if (!request.hasBody) return undefined;
-  const contentType = request.headers.get('content-type');
-  if (!isJsonContentType(contentType)) {
-    return request.bytes().then((bytes) => {
-      if (bytes.byteLength === 0) return undefined;
-      throw refuseContentType(contentType);
-    });
-  }
-  return request.bytes().then((bytes) => (bytes.byteLength === 0 ? undefined : request.parseJson(bytes)));
+/**
+ * Whether binding reads the body: absent → undefined; non-JSON content with bytes → 415 (the check is
+ * made before reading, the refusal after, so an empty body of any type is fine).
+ */
+function bodyState(request: Request): 'none' | 'json' | 'other' {
+  if (!request.hasBody) return 'none';
+  return isJsonContentType(request.headers.get('content-type')) ? 'json' : 'other';
 }
 
 /** The binder's view of a request: the query is parsed only if the binder reads it. */
@@ -124,11 +120,24 @@ export function compileInvoker(method: string, path: string, pathParams: string[
     return callHandler(bound.value, request);
   };
   // Sync all the way down when the route reads no body and the handler is sync: no promise at all.
+  // One promise for the body: the bytes are parsed and bound in the same continuation.
+  const callWithBody: Step = (request) => {
+    switch (bodyState(request)) {
+      case 'none':
+        return bindAndCall(request, undefined);
+      case 'json':
+        return request
+          .bytes()
+          .then((bytes) => bindAndCall(request, bytes.byteLength === 0 ? undefined : request.parseJson(bytes)));
+      default:
+        return request.bytes().then((bytes) => {
+          if (bytes.byteLength === 0) return bindAndCall(request, undefined);
+          throw refuseContentType(request.headers.get('content-type'));
+        });
+    }
+  };
   const call: Step = usesBody
-    ? (request) => {
-        const body = bindingBody(request);
-        return body instanceof Promise ? body.then((value) => bindAndCall(request, value)) : bindAndCall(request, body);
-      }
+    ? callWithBody
     : noInput
       ? (request) => callHandler({}, request)
       : (request) => bindAndCall(request, undefined);
