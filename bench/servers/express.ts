@@ -2,6 +2,7 @@
 import express from 'express';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import { User } from './user-model.js';
 
 const app = express();
 app.use(express.json());
@@ -24,14 +25,6 @@ app.get('/users/:id/posts/:postId', (req, res) => {
   const { id, postId } = params.data;
   const { page, limit } = query.data;
   res.json({ id, postId, page, limit });
-});
-
-const User = z.object({
-  name: z.string().min(2).max(50),
-  email: z.email(),
-  age: z.int().min(18).max(120),
-  role: z.enum(['admin', 'user', 'guest']).default('user'),
-  tags: z.array(z.string()).default([]),
 });
 
 app.post('/users', (req, res) => {

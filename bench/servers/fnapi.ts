@@ -1,5 +1,6 @@
 // fnapi: plain functions, parameters declared with zod, docs and logging off.
 import { API, z } from '@fnapi/core';
+import { User } from './user-model.js';
 
 const app = new API({ logger: false, docsUrl: null, redocUrl: null, openapiUrl: null });
 
@@ -10,14 +11,6 @@ app.get(
   { params: { id: z.int(), postId: z.int(), page: z.int().default(1), limit: z.int().default(20) } },
   ({ id, postId, page, limit }) => ({ id, postId, page, limit }),
 );
-
-const User = z.object({
-  name: z.string().min(2).max(50),
-  email: z.email(),
-  age: z.int().min(18).max(120),
-  role: z.enum(['admin', 'user', 'guest']).default('user'),
-  tags: z.array(z.string()).default([]),
-});
 
 app.post('/users', { params: { user: User }, statusCode: 201 }, ({ user }) => user);
 

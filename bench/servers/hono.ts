@@ -2,6 +2,7 @@
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { User } from './user-model.js';
 
 const app = new Hono();
 
@@ -21,14 +22,6 @@ app.get('/users/:id/posts/:postId', (c) => {
   const { id, postId } = params.data;
   const { page, limit } = query.data;
   return c.json({ id, postId, page, limit });
-});
-
-const User = z.object({
-  name: z.string().min(2).max(50),
-  email: z.email(),
-  age: z.int().min(18).max(120),
-  role: z.enum(['admin', 'user', 'guest']).default('user'),
-  tags: z.array(z.string()).default([]),
 });
 
 app.post('/users', async (c) => {
