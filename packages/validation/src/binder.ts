@@ -359,6 +359,31 @@ export function compileBinder(plan: BinderPlan): Binder {
     );
   }
 
+  // Only a whole-body model: parse it directly, without an enclosing object to build and walk.
+  if (entries.length === 1 && entries[0].kind === 'wholeBody') {
+    const { name, schema: model } = entries[0];
+    const newInput = objectFactory([name]);
+    return makeBinder(
+      (raw) => {
+        const result = model.safeParse(raw.body);
+        if (!result.success) {
+          const issues: ValidationIssue[] = result.error.issues.map((issue) => ({
+            in: 'body',
+            path: issue.path.map(toPathItem),
+            message: issue.message,
+            code: issue.code,
+          }));
+          return { ok: false, issues };
+        }
+        const value = newInput();
+        value[name] = result.data;
+        return { ok: true, value };
+      },
+      true,
+      false,
+    );
+  }
+
   const keys = entries.map((e) => e.name);
   const readers = entries.map(readerFor);
   const isBodyField = entries.map((e) => e.kind === 'bodyField');
