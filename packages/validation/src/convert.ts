@@ -74,7 +74,22 @@ function isIntegerSchema(def: Def): boolean {
 const INT_RE = /^-?[0-9]+$/;
 const NUMBER_RE = /^-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$/;
 
-const toInt: Converter = (raw) => (INT_RE.test(raw) ? Number(raw) : FAIL);
+// Digits are read directly: cheaper than a regex test plus Number() on the per-request path.
+const toInt: Converter = (raw) => {
+  const length = raw.length;
+  const negative = raw.charCodeAt(0) === 45; /* - */
+  let i = negative ? 1 : 0;
+  if (i === length) return FAIL;
+  // Past 15 digits the sum may lose precision; Number() rounds the same way and zod judges safety.
+  if (length - i > 15) return INT_RE.test(raw) ? Number(raw) : FAIL;
+  let value = 0;
+  for (; i < length; i++) {
+    const digit = raw.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return FAIL;
+    value = value * 10 + digit;
+  }
+  return negative ? -value : value;
+};
 const toNumber: Converter = (raw) => {
   if (!NUMBER_RE.test(raw)) return FAIL;
   const n = Number(raw);

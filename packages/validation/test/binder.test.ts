@@ -37,9 +37,18 @@ describe('rule 1: path parameters', () => {
     expect(value(bind(raw({ path: { user_id: '42' } })))).toEqual({ user_id: 42 });
     expect(value(bind(raw({ path: { user_id: '-7' } })))).toEqual({ user_id: -7 });
     expect(value(bind(raw({ path: { user_id: '007' } })))).toEqual({ user_id: 7 });
+    expect(value(bind(raw({ path: { user_id: '9007199254740991' } })))).toEqual({ user_id: Number.MAX_SAFE_INTEGER });
+    expect(value(bind(raw({ path: { user_id: '-123456789012345' } })))).toEqual({ user_id: -123456789012345 });
   });
 
-  it.each(['12abc', '1.5', '+1', '0x10', '', ' 1', '1e3', 'abc', '-'])('rejects %j for an int path parameter', (bad) => {
+  it('refuses integers past the safe range rather than rounding them', () => {
+    const bind = compileBinder({ method: 'GET', pathParams: ['user_id'], params: { user_id: z.int() } });
+    for (const big of ['9007199254740993', '12345678901234567890', '-9007199254740993']) {
+      expect(issues(bind(raw({ path: { user_id: big } })))).toMatchObject([{ in: 'path', path: ['user_id'] }]);
+    }
+  });
+
+  it.each(['12abc', '1.5', '+1', '0x10', '', ' 1', '1e3', 'abc', '-', '1-', '12345678901234x67'])('rejects %j for an int path parameter', (bad) => {
     const bind = compileBinder({ method: 'GET', pathParams: ['user_id'], params: { user_id: z.int() } });
     const [issue, ...more] = issues(bind(raw({ path: { user_id: bad } })));
     expect(more).toEqual([]);
