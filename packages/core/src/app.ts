@@ -153,12 +153,10 @@ export class API extends RouteGroup {
   shutdown(): Promise<void> {
     this.stopped ??= (async () => {
       this.started = undefined;
-      const errors: unknown[] = [];
       for (const callback of [...this.shutdownCallbacks].reverse()) {
         try {
           await callback();
         } catch (error) {
-          errors.push(error);
           this.logger.error({ err: error }, 'shutdown callback failed');
         }
       }

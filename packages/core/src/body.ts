@@ -17,7 +17,6 @@ export function tooLarge(limit: number): PayloadTooLargeError {
 export async function collectBody(
   chunks: AsyncIterable<Uint8Array | string>,
   limit: number,
-  onTooLarge?: () => void,
 ): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
   let size = 0;
@@ -25,7 +24,6 @@ export async function collectBody(
     const part = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     size += part.byteLength;
     if (size > limit) {
-      onTooLarge?.();
       throw tooLarge(limit);
     }
     parts.push(part);

@@ -171,7 +171,7 @@ export class Request {
       this.onBodyRefused();
       return Promise.reject(tooLarge(this.bodyLimit));
     }
-    // Sources enforce the limit while reading; buffered bodies are checked here.
+    // `readBody` enforces the limit while reading (or on the buffered body).
     return this.readBody(this.bodyLimit);
   }
 

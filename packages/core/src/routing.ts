@@ -103,7 +103,7 @@ export class RouteTable<T> {
     return value === undefined ? undefined : { value, params };
   }
 
-  /** Whether any method has a route for this path (used by middleware such as CORS). */
+  /** Whether any method has a route for this path. */
   hasPath(path: string): boolean {
     for (const method of this.methods.keys()) if (this.match(method, path)) return true;
     return false;
