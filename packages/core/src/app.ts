@@ -13,6 +13,8 @@ import { pathParamNames, RouteTable } from './routing.js';
 import { handleFetch } from './server/fetch.js';
 import { inject, type InjectOptions, type InjectResponse } from './server/inject.js';
 import { runNodeServer, type RunOptions, type RunningServer } from './server/node.js';
+import type { EventName } from './plugins.js';
+import type { Runtime, RuntimeLimits } from './transport.js';
 
 export interface ValidationErrorFormat {
   /** Schema of the 422 body, documented in /openapi.json. */
@@ -70,7 +72,7 @@ const NOT_FOUND_TITLE = 'Not Found';
  * An API: endpoints, routers, middleware and plugins, served by `run()` (node:http), `fetch()` (Web
  * standard), `inject()` (in process) or a serverless adapter, all through the same `handle()`.
  */
-export class API extends RouteGroup {
+export class API extends RouteGroup implements Runtime {
   readonly title: string;
   readonly description: string | undefined;
   readonly version: string;
@@ -123,6 +125,23 @@ export class API extends RouteGroup {
         this.loggerOption === false ? silentLogger() : this.loggerOption ?? defaultLogger();
     }
     return this.loggerInstance;
+  }
+
+  /** The limits transports enforce, with defaults applied. */
+  get limits(): RuntimeLimits {
+    const o = this.options;
+    return {
+      bodyLimit: this.bodyLimit,
+      headersTimeout: o.headersTimeout ?? 10_000,
+      requestTimeout: o.requestTimeout ?? 30_000,
+      keepAliveTimeout: o.keepAliveTimeout ?? 72_000,
+      shutdownTimeout: o.shutdownTimeout ?? 10_000,
+    };
+  }
+
+  /** Delivers an event to plugins. */
+  emit(event: EventName, payload: Record<string, unknown>): void {
+    this.pluginManager.emit(event, payload);
   }
 
   /** The endpoints served, in registration order. */

@@ -43,5 +43,7 @@ export {
 export { ResponseValidationError } from './invoke.js';
 export type { Logger } from './logger.js';
 export type { RunOptions, RunningServer } from './server/node.js';
+export type { Runtime, RuntimeLimits } from './transport.js';
+export { serialize, toChunk, type Serialized, type SerializeContext } from './server/write.js';
 export type { InjectOptions, InjectResponse } from './server/inject.js';
 export { z, header, cookie, query, body, type ValidationIssue, type InferInput, type ParamsShape } from '@fnapi/validation';

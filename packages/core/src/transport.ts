@@ -1,0 +1,41 @@
+import type { Logger } from './logger.js';
+import type { MaybePromise } from './pipeline.js';
+import type { EventName } from './plugins.js';
+import type { Request } from './request.js';
+import type { Response } from './response.js';
+
+/** Limits a transport enforces while reading requests (the app's options, with defaults applied). */
+export interface RuntimeLimits {
+  /** Largest accepted request body in bytes (413 past it). */
+  bodyLimit: number;
+  /** Milliseconds to receive a request's headers. */
+  headersTimeout: number;
+  /** Milliseconds to receive a whole request. */
+  requestTimeout: number;
+  /** Milliseconds an idle keep-alive connection stays open. */
+  keepAliveTimeout: number;
+  /** Milliseconds in-flight requests get to finish on shutdown. */
+  shutdownTimeout: number;
+}
+
+/**
+ * What a transport (node:http, fetch, inject, a serverless adapter) needs of an app, and all it may
+ * use: it builds fnapi `Request`s, hands them to `handle`, and writes the `Response` out with
+ * `serialize`. `API` implements it.
+ */
+export interface Runtime {
+  /** Serves one request through plugins, middleware, routing and the endpoint; never rejects. */
+  handle(request: Request): Promise<Response>;
+  /** `handle` for servers that can write a synchronous answer at once (no promise when none is needed). */
+  serve(request: Request): MaybePromise<Response>;
+  /** Runs the startup callbacks once; a transport awaits it before its first request. */
+  startup(): Promise<void>;
+  /** Runs the shutdown callbacks once. */
+  shutdown(): Promise<void>;
+  readonly logger: Logger;
+  /** Delivers a lifecycle event (`server_starting`, `server_started`, …) to plugins. */
+  emit(event: EventName, payload: Record<string, unknown>): void;
+  readonly limits: Readonly<RuntimeLimits>;
+  /** Detailed error bodies (a response that cannot be written says why). */
+  readonly debug: boolean;
+}

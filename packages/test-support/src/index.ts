@@ -1,0 +1,90 @@
+import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
+import { chromium, type Browser } from 'playwright-core';
+
+/** Under `FNAPI_REQUIRE_SERVICES=1` (CI) a missing service or browser fails instead of skipping. */
+export const REQUIRE_SERVICES = process.env.FNAPI_REQUIRE_SERVICES === '1';
+
+export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+function unavailable(what: string, why: string, hint: string): false {
+  if (REQUIRE_SERVICES) throw new Error(`FNAPI_REQUIRE_SERVICES=1 but ${what} is unavailable: ${why}. ${hint}`);
+  console.warn(['', `!!! SKIPPED: ${what} is unavailable: ${why}.`, `!!! ${hint}`, '!!! With FNAPI_REQUIRE_SERVICES=1 this fails instead.', ''].join('\n'));
+  return false;
+}
+
+/** Whether something accepts TCP connections at `host:port` within `timeoutMs`. */
+export function tcpReachable(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+const DEFAULT_PORTS: Record<string, number> = { 'postgres:': 5432, 'postgresql:': 5432, 'redis:': 6379, 'rediss:': 6379 };
+
+/**
+ * Probes the service at `url` (a TCP connect). Absent: a loud skip, or a thrown error under
+ * `FNAPI_REQUIRE_SERVICES=1`, so a suite written `describe.skipIf(!(await serviceAvailable(…)))` fails
+ * in CI instead of passing silently.
+ */
+export async function serviceAvailable(name: string, url: string): Promise<boolean> {
+  const parsed = new URL(url);
+  const host = parsed.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1';
+  const port = Number(parsed.port) || DEFAULT_PORTS[parsed.protocol] || 0;
+  if (await tcpReachable(host, port)) return true;
+  return unavailable(name, `nothing answers at ${host}:${port}`, `Start it, or point the URL elsewhere (${url}).`);
+}
+
+const CHROMIUM_CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
+
+/** Debian's Chromium, if installed. */
+export function chromiumPath(): string | undefined {
+  return CHROMIUM_CANDIDATES.find((p): p is string => !!p && existsSync(p));
+}
+
+/** Whether Chromium is there for `what`; skips loudly, or throws under `FNAPI_REQUIRE_SERVICES=1`. */
+export function chromiumAvailable(what: string): boolean {
+  if (chromiumPath()) return true;
+  return unavailable(
+    `Chromium (for ${what})`,
+    'not found at $CHROMIUM_PATH, /usr/bin/chromium or /usr/bin/chromium-browser',
+    'Install it with: apt-get update && apt-get install -y chromium',
+  );
+}
+
+/** Flags that keep a headless Chromium run as root off the network and quiet. */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export function launchChromium(): Promise<Browser> {
+  const executablePath = chromiumPath();
+  if (!executablePath) throw new Error('Chromium is not installed (apt-get install chromium)');
+  return chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+}
+
+/** Whether a URL a page requested stayed on this machine (loopback, or inline data). */
+export function isLoopbackUrl(url: string): boolean {
+  if (url.startsWith('data:') || url.startsWith('blob:')) return true;
+  try {
+    const { protocol, hostname } = new URL(url);
+    return protocol === 'http:' && (hostname === '127.0.0.1' || hostname === 'localhost' || hostname === '[::1]');
+  } catch {
+    return false;
+  }
+}
