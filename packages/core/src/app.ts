@@ -1,27 +1,20 @@
-import { buildDocument, docsRoutes, type OperationDescription } from '@fnapi/openapi';
-import { type ValidationIssue, validationProblem, type z } from '@fnapi/validation';
-import { handlerMetadata } from './endpoint.js';
-import { HTTPError, internalErrorProblem, type ProblemDetails, RequestValidationError } from './errors.js';
-import { compileInvoker } from './invoke.js';
+import { describeParams } from '@fnapi/validation';
+import { compile, type RegisteredEndpoint } from './compile.js';
+import { type DocumentSettings, describeApp, docsBuiltins } from './document.js';
 import { defaultLogger, type Logger, silentLogger } from './logger.js';
-import { compose, type MaybePromise, type Step } from './pipeline.js';
-import { PluginManager } from './plugins.js';
+import type { MaybePromise } from './pipeline.js';
+import { type EventName, PluginManager } from './plugins.js';
 import type { Request } from './request.js';
-import { problemResponse, Response } from './response.js';
-import { RouteGroup, type RouteEntry } from './router.js';
-import { pathParamNames, RouteTable } from './routing.js';
+import type { Response } from './response.js';
+import { RouteGroup, type RouteEntry } from './route-group.js';
+import { pathParamNames, RouteTable } from './route-table.js';
+import { type AppRuntime, type ErrorPolicy, type ValidationErrorFormat } from './runtime.js';
 import { handleFetch } from './server/fetch.js';
 import { inject, type InjectOptions, type InjectResponse } from './server/inject.js';
 import { runNodeServer, type RunOptions, type RunningServer } from './server/node.js';
-import type { EventName } from './plugins.js';
 import type { Runtime, RuntimeLimits } from './transport.js';
 
-export interface ValidationErrorFormat {
-  /** Schema of the 422 body, documented in /openapi.json. */
-  schema: z.ZodType;
-  /** Builds the 422 body from the issues. */
-  format(issues: readonly ValidationIssue[], request: Request): unknown;
-}
+export type { ValidationErrorFormat };
 
 export interface APIOptions {
   title?: string;
@@ -43,6 +36,8 @@ export interface APIOptions {
   logger?: Logger | false;
   /** Replaces the 422 body everywhere, routers included. */
   validationError?: ValidationErrorFormat;
+  /** Answer a path that differs from a route only by a trailing slash with 308 to it; default true. */
+  redirectSlashes?: boolean;
   /** Milliseconds to receive a request's headers; default 10 000. */
   headersTimeout?: number;
   /** Milliseconds to receive a whole request; default 30 000. */
@@ -59,18 +54,13 @@ export interface RouteInfo {
   operationId: string;
 }
 
-interface CompiledRoute {
-  template: string;
-  run: Step;
-}
-
 type Lifecycle = () => unknown;
 
-const NOT_FOUND_TITLE = 'Not Found';
-
 /**
- * An API: endpoints, routers, middleware and plugins, served by `run()` (node:http), `fetch()` (Web
- * standard), `inject()` (in process) or a serverless adapter, all through the same `handle()`.
+ * An API: endpoints, routers, middleware and plugins. Registration only records and checks; the
+ * route table and chains are compiled before the first request (and again after a later change).
+ * `run()` (node:http), `fetch()` (Web standard), `inject()` (in process) and the serverless adapters
+ * serve it through the `Runtime` contract it implements.
  */
 export class API extends RouteGroup implements Runtime {
   readonly title: string;
@@ -81,24 +71,23 @@ export class API extends RouteGroup implements Runtime {
   readonly redocUrl: string | null;
   readonly debug: boolean;
   readonly bodyLimit: number;
+  readonly limits: Readonly<RuntimeLimits>;
   readonly options: Readonly<APIOptions>;
   readonly pluginManager: PluginManager;
 
   private loggerInstance: Logger | undefined;
-  private readonly loggerOption: Logger | false | undefined;
-  private table = new RouteTable<CompiledRoute>();
-  private chain: Step;
-  private routeList: RouteInfo[] = [];
-  private readonly announced = new Set<string>();
-  private readonly invokers = new WeakMap<object, Map<string, Step>>();
+  /** Every endpoint, by `METHOD path`, in registration order. */
+  private readonly registry = new Map<string, RegisteredEndpoint>();
+  private readonly operationIds = new Map<string, RegisteredEndpoint>();
+  /** The shapes of registered routes, for conflicts found at registration (`{id}` vs `{user_id}`). */
+  private shapes = new RouteTable<true>();
+  private runtime: AppRuntime | undefined;
   private document: Record<string, unknown> | undefined;
-  private operations: OperationDescription[] = [];
+  private readonly errorPolicy: ErrorPolicy;
   private readonly startupCallbacks: Lifecycle[] = [];
   private readonly shutdownCallbacks: Lifecycle[] = [];
   private started: Promise<void> | undefined;
   private stopped: Promise<void> | undefined;
-  private readonly validationFormat: ValidationErrorFormat | undefined;
-  private readonly reportedErrors = new WeakSet<object>();
 
   constructor(options: APIOptions = {}) {
     super();
@@ -111,42 +100,35 @@ export class API extends RouteGroup implements Runtime {
     this.redocUrl = this.openapiUrl === null ? null : options.redocUrl === undefined ? '/redoc' : options.redocUrl;
     this.debug = options.debug ?? false;
     this.bodyLimit = options.bodyLimit ?? 1024 * 1024;
-    this.loggerOption = options.logger;
-    this.validationFormat = options.validationError;
+    this.limits = Object.freeze({
+      bodyLimit: this.bodyLimit,
+      headersTimeout: options.headersTimeout ?? 10_000,
+      requestTimeout: options.requestTimeout ?? 30_000,
+      keepAliveTimeout: options.keepAliveTimeout ?? 72_000,
+      shutdownTimeout: options.shutdownTimeout ?? 10_000,
+    });
     this.pluginManager = new PluginManager(this, () => this.logger);
-    this.chain = this.dispatch;
-    this.rebuild();
+    const app = this;
+    this.errorPolicy = {
+      plugins: this.pluginManager,
+      get logger() {
+        return app.logger;
+      },
+      debug: this.debug,
+      validationError: options.validationError,
+    };
   }
 
   /** The pino logger core logs through (also handed to plugins). */
   get logger(): Logger {
-    if (this.loggerInstance === undefined) {
-      this.loggerInstance =
-        this.loggerOption === false ? silentLogger() : this.loggerOption ?? defaultLogger();
-    }
-    return this.loggerInstance;
-  }
-
-  /** The limits transports enforce, with defaults applied. */
-  get limits(): RuntimeLimits {
-    const o = this.options;
-    return {
-      bodyLimit: this.bodyLimit,
-      headersTimeout: o.headersTimeout ?? 10_000,
-      requestTimeout: o.requestTimeout ?? 30_000,
-      keepAliveTimeout: o.keepAliveTimeout ?? 72_000,
-      shutdownTimeout: o.shutdownTimeout ?? 10_000,
-    };
-  }
-
-  /** Delivers an event to plugins. */
-  emit(event: EventName, payload: Record<string, unknown>): void {
-    this.pluginManager.emit(event, payload);
+    const option = this.options.logger;
+    return (this.loggerInstance ??= option === false ? silentLogger() : option ?? defaultLogger());
   }
 
   /** The endpoints served, in registration order. */
   get routes(): readonly RouteInfo[] {
-    return this.routeList;
+    this.compiled();
+    return [...this.registry.values()].map(({ method, path, operationId }) => ({ method, route: path, operationId }));
   }
 
   onStartup(callback: Lifecycle): this {
@@ -163,6 +145,7 @@ export class API extends RouteGroup implements Runtime {
   startup(): Promise<void> {
     this.started ??= (async () => {
       this.stopped = undefined;
+      this.compiled();
       for (const callback of this.startupCallbacks) await callback();
     })();
     return this.started;
@@ -183,6 +166,11 @@ export class API extends RouteGroup implements Runtime {
     return this.stopped;
   }
 
+  /** Delivers an event to plugins. */
+  emit(event: EventName, payload: Record<string, unknown>): void {
+    this.pluginManager.emit(event, payload);
+  }
+
   /** Starts a node:http server; resolves once listening. */
   run(options: RunOptions = {}): Promise<RunningServer> {
     return runNodeServer(this, options);
@@ -196,17 +184,13 @@ export class API extends RouteGroup implements Runtime {
     return inject(this, typeof options === 'string' ? { url: options } : options);
   }
 
-  /** The OpenAPI 3.1 document (built once, rebuilt after routes change). */
+  /** The OpenAPI 3.1 document (built on first use, again after routes change). */
   openapi(): Record<string, unknown> {
-    this.document ??= buildDocument(
-      { title: this.title, version: this.version, description: this.description },
-      this.operations,
-      { validationErrorSchema: this.validationFormat?.schema },
-    );
-    return this.document;
+    this.compiled();
+    return (this.document ??= describeApp(this.documentSettings(), this.registry.values()));
   }
 
-  /** Serves one request through plugins, middleware, routing and the endpoint. */
+  /** Serves one request through plugins, middleware, routing and the endpoint; never rejects. */
   handle(request: Request): Promise<Response> {
     const out = this.serve(request);
     return out instanceof Promise ? out : Promise.resolve(out);
@@ -217,199 +201,88 @@ export class API extends RouteGroup implements Runtime {
    * (no plugins, no middleware, no body to read, a sync handler), so such a request costs no promise.
    */
   serve(request: Request): MaybePromise<Response> {
-    if (this.pluginManager.hasRequestHooks) return this.handleWithPlugins(request);
-    let out: MaybePromise<Response>;
-    try {
-      out = this.chain(request);
-    } catch (error) {
-      return this.finalError(error, request);
-    }
-    return out instanceof Promise ? out.catch((error: unknown) => this.finalError(error, request)) : out;
+    return (this.runtime ?? this.compiled()).serve(request);
   }
 
-  private async handleWithPlugins(request: Request): Promise<Response> {
-    const plugins = this.pluginManager;
-    const started = performance.now();
-    plugins.emit('request_received', { request });
-    const current = await plugins.preRequest(request);
-    let response: Response;
-    try {
-      response = await this.chain(current);
-    } catch (error) {
-      response = this.finalError(error, current);
-    }
-    response = await plugins.postResponse(response, current);
-    plugins.emit('response_sent', { request: current, response, duration: performance.now() - started });
-    return response;
+  private compiled(): AppRuntime {
+    return (this.runtime ??= compile({
+      endpoints: this.registry.values(),
+      builtins: docsBuiltins(this.documentSettings(), () => this.openapi()),
+      middleware: [...this.middleware],
+      policy: this.errorPolicy,
+      plugins: this.pluginManager,
+      redirectSlashes: this.options.redirectSlashes ?? true,
+    }));
   }
 
-  /** Routing: the innermost step of the app's middleware chain. */
-  private readonly dispatch = (request: Request): MaybePromise<Response> => {
-    const method = request.method;
-    let match = this.table.match(method, request.path);
-    if (match === undefined && method === 'HEAD') match = this.table.match('GET', request.path);
-    if (match === undefined) return this.notFound(request);
-    request.pathParams = match.params;
-    request.route = match.value.template;
-    return match.value.run(request);
-  };
-
-  private notFound(request: Request): Response {
-    return problemResponse({
-      type: 'about:blank',
-      title: NOT_FOUND_TITLE,
-      status: 404,
-      detail: `No endpoint for ${request.method} ${request.path}`,
-    });
-  }
-
-  /** The problem response of an HTTPError (422 bodies come from the validation error format). */
-  errorResponse(error: HTTPError, request: Request): Response {
-    if (error instanceof RequestValidationError) {
-      if (this.validationFormat) {
-        const body = this.validationFormat.format(error.issues, request);
-        return new Response(body, { statusCode: 422, mediaType: 'application/problem+json' });
-      }
-      return problemResponse(validationProblem([...error.issues]) as unknown as ProblemDetails);
-    }
-    return problemResponse(error.toProblem(), error.headers);
-  }
-
-  /** What an exception becomes once it has passed the outermost middleware. */
-  private finalError(error: unknown, request: Request): Response {
-    if (this.pluginManager.hasEventListeners && !(typeof error === 'object' && error && this.reportedErrors.has(error))) {
-      this.pluginManager.emit('error_occurred', { error, request });
-    }
-    if (error instanceof HTTPError) return this.errorResponse(error, request);
-    this.logger.error({ err: error, method: request.method, path: request.path }, 'unhandled error');
-    return problemResponse(internalErrorProblem(error, this.debug, this.debug));
-  }
-
-  /** Wraps an endpoint: its errors are offered to plugins, and HTTP errors become responses here. */
-  private endpointRunner(invoke: Step): Step {
-    const failed = (error: unknown, request: Request): MaybePromise<Response> => {
-      const plugins = this.pluginManager;
-      if (plugins.hasEventListeners && typeof error === 'object' && error !== null) {
-        this.reportedErrors.add(error);
-        plugins.emit('error_occurred', { error, request });
-      }
-      if (plugins.hasErrorHooks) {
-        return plugins.onError(error, request).then((answer) => {
-          if (answer) return answer;
-          if (error instanceof HTTPError) return this.errorResponse(error, request);
-          throw error;
-        });
-      }
-      if (error instanceof HTTPError) return this.errorResponse(error, request);
-      throw error;
+  private documentSettings(): DocumentSettings {
+    return {
+      title: this.title,
+      version: this.version,
+      description: this.description,
+      openapiUrl: this.openapiUrl,
+      docsUrl: this.docsUrl,
+      redocUrl: this.redocUrl,
+      docsCdn: this.options.docsCdn,
+      validationError: this.options.validationError,
     };
-    return (request) => {
-      let out: MaybePromise<Response>;
-      try {
-        out = invoke(request);
-      } catch (error) {
-        return failed(error, request);
-      }
-      return out instanceof Promise ? out.catch((error: unknown) => failed(error, request)) : out;
-    };
-  }
-
-  protected override changed(): void {
-    this.rebuild();
   }
 
   /**
-   * Recompiles the route table and the middleware chain. Runs at registration time, so conflicts
-   * are reported where the endpoint is added, and requests never pay for it.
+   * Registration: each new endpoint is checked on the spot, in time that does not depend on how
+   * many are registered (route syntax, parameters, duplicates, operationId clashes, conflicting
+   * parameter names), then recorded. Nothing is compiled here.
    */
-  private rebuild(): void {
-    const entries = this.routeEntries();
-    const table = new RouteTable<CompiledRoute>();
-    const byOperationId = new Map<string, RouteEntry>();
-    const operations: OperationDescription[] = [];
-    const routes: RouteInfo[] = [];
-    const fresh: RouteInfo[] = [];
+  protected override endpointsAdded(entries: readonly RouteEntry[]): void {
+    const staged = new Map<string, RegisteredEndpoint>();
+    const stagedIds = new Map<string, RegisteredEndpoint>();
     for (const entry of entries) {
+      const where = `${entry.method} ${entry.path}`;
       const pathParams = pathParamNames(entry.path);
-      const { options, handler, name } = entry.definition;
+      const { options, name } = entry.definition;
+      try {
+        describeParams({ method: entry.method, pathParams, params: options.params });
+      } catch (error) {
+        throw new Error(`${where}: ${(error as Error).message}`, { cause: error });
+      }
+      if (this.registry.has(where) || staged.has(where)) {
+        throw new Error(`${where} is registered twice: a method and route can have one endpoint`);
+      }
       const operationId = options.operationId ?? (usableName(name) ? name : derivedOperationId(entry.method, entry.path));
-      const clash = byOperationId.get(operationId);
+      const clash = this.operationIds.get(operationId) ?? stagedIds.get(operationId);
       if (clash) {
         throw new Error(
-          `operationId "${operationId}" is used by both ${clash.method} ${clash.path} and ${entry.method} ${entry.path}; ` +
+          `operationId "${operationId}" is used by both ${clash.method} ${clash.path} and ${where}; ` +
             'give one of them an explicit operationId',
         );
       }
-      byOperationId.set(operationId, entry);
-      const routerMiddleware = entry.routers.slice(1).flatMap((group) => group.middleware);
-      const run = compose(routerMiddleware, this.endpointRunner(this.invoker(entry, pathParams)));
-      if (!table.add(entry.method, entry.path, { template: entry.path, run })) {
-        throw new Error(`${entry.method} ${entry.path} is registered twice`);
-      }
-      const info = { method: entry.method, route: entry.path, operationId };
-      routes.push(info);
-      const key = `${entry.method} ${entry.path}`;
-      if (!this.announced.has(key)) fresh.push(info);
-      if (options.includeInSchema !== false) {
-        const metadata = handlerMetadata(handler);
-        const errorStatuses = [...(metadata?.errorStatuses ?? [])];
-        if (options.timeout) errorStatuses.push(504);
-        operations.push({
-          method: entry.method,
-          path: entry.path,
-          operationId,
-          summary: options.summary,
-          description: options.description,
-          tags: entry.tags.length ? entry.tags : undefined,
-          deprecated: options.deprecated,
-          plan: { method: entry.method, pathParams, params: options.params },
-          response: options.response,
-          statusCode: options.statusCode ?? 200,
-          security: [...(options.security ?? []), ...(metadata?.security ?? [])],
-          errorStatuses,
-        });
+      const endpoint: RegisteredEndpoint = { ...entry, operationId, pathParams };
+      staged.set(where, endpoint);
+      stagedIds.set(operationId, endpoint);
+    }
+    try {
+      for (const endpoint of staged.values()) this.shapes.add(endpoint.method, endpoint.path, true);
+    } catch (error) {
+      // Rare: put the table back as it was, from what is registered.
+      this.shapes = new RouteTable<true>();
+      for (const endpoint of this.registry.values()) this.shapes.add(endpoint.method, endpoint.path, true);
+      throw error;
+    }
+    for (const [key, endpoint] of staged) {
+      this.registry.set(key, endpoint);
+      this.operationIds.set(endpoint.operationId, endpoint);
+    }
+    this.changed();
+    if (this.pluginManager.listens('endpoint_registered')) {
+      for (const { method, path, operationId } of staged.values()) {
+        this.pluginManager.emit('endpoint_registered', { method, route: path, operationId });
       }
     }
-    this.addDocsRoutes(table);
-    this.table = table;
-    this.routeList = routes;
-    this.operations = operations;
+  }
+
+  protected override changed(): void {
+    this.runtime = undefined;
     this.document = undefined;
-    this.chain = compose(this.middleware, this.dispatch);
-    for (const info of fresh) {
-      this.announced.add(`${info.method} ${info.route}`);
-      this.pluginManager.emit('endpoint_registered', { ...info });
-    }
-  }
-
-  private invoker(entry: RouteEntry, pathParams: string[]): Step {
-    let perPath = this.invokers.get(entry.definition);
-    if (!perPath) this.invokers.set(entry.definition, (perPath = new Map()));
-    const key = `${entry.method} ${entry.path}`;
-    let invoker = perPath.get(key);
-    if (!invoker) perPath.set(key, (invoker = compileInvoker(entry.method, entry.path, pathParams, entry.definition)));
-    return invoker;
-  }
-
-  private addDocsRoutes(table: RouteTable<CompiledRoute>): void {
-    const openapiUrl = this.openapiUrl;
-    if (openapiUrl === null) return;
-    const documentRoute = async () =>
-      new Response(this.openapi(), { mediaType: 'application/json', headers: { 'cache-control': 'no-cache' } });
-    table.add('GET', openapiUrl, { template: openapiUrl, run: documentRoute });
-    const pages = docsRoutes({
-      title: this.title,
-      openapiUrl,
-      docsUrl: this.docsUrl,
-      redocUrl: this.redocUrl,
-      cdn: this.options.docsCdn,
-    });
-    for (const page of pages) {
-      const run = async () =>
-        new Response(await page.body(), { mediaType: page.contentType, headers: page.headers });
-      // A user endpoint on the same path wins.
-      table.add('GET', page.path, { template: page.path, run });
-    }
   }
 }
 

@@ -81,12 +81,3 @@ export function parseJsonBody(text: string): unknown {
   }
   return value;
 }
-
-const JSON_MEDIA_TYPE = /^(?:application\/json|[\w.-]+\/[\w.+-]+\+json)\s*(?:;|$)/i;
-
-/** `application/json` or any `*\/*+json` media type (`application/problem+json`, `text/x+json`). */
-export function isJsonContentType(contentType: string | null): boolean {
-  if (contentType === null) return false;
-  if (contentType === 'application/json') return true;
-  return JSON_MEDIA_TYPE.test(contentType);
-}

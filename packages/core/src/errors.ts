@@ -1,4 +1,6 @@
-import { STATUS_CODES } from 'node:http';
+import { PROBLEM_JSON, reasonPhrase } from './http.js';
+
+export { PROBLEM_JSON };
 
 /** RFC 9457 problem details, the body of every error response. */
 export interface ProblemDetails {
@@ -10,16 +12,8 @@ export interface ProblemDetails {
   [extension: string]: unknown;
 }
 
-export const PROBLEM_JSON = 'application/problem+json';
-
-const TITLES: Record<number, string> = {
-  413: 'Content Too Large',
-  422: 'Unprocessable Content',
-};
-
-export function statusTitle(status: number): string {
-  return TITLES[status] ?? STATUS_CODES[status] ?? 'Error';
-}
+/** The `title` of a status's problem body: its reason phrase. */
+export const statusTitle = reasonPhrase;
 
 export interface HTTPErrorOptions {
   /** Headers sent with the error response (for example `WWW-Authenticate`). */

@@ -1,5 +1,5 @@
 export { API, type APIOptions, type RouteInfo, type ValidationErrorFormat } from './app.js';
-export { Router, RouteGroup, type RouterOptions, type RouteEntry } from './router.js';
+export { Router, RouteGroup, type RouterOptions, type RouteEntry } from './route-group.js';
 export {
   api,
   annotateHandler,
@@ -29,6 +29,8 @@ export { RequestHeaders, ResponseHeaders } from './headers.js';
 export * from './errors.js';
 export { compose, type CallNext, type Middleware, type MiddlewareFunction, type MiddlewareObject } from './pipeline.js';
 export {
+  EVENT_NAMES,
+  HOOK_NAMES,
   PluginManager,
   type EventCallback,
   type EventName,
@@ -41,7 +43,9 @@ export {
   type PreRequestHook,
 } from './plugins.js';
 export { ResponseValidationError } from './invoke.js';
-export type { Logger } from './logger.js';
+export { defaultLogger, silentLogger, type Logger } from './logger.js';
+export { errorResponse, type ErrorResponseOptions } from './runtime.js';
+export { BYTES_TYPE, HTML_TYPE, JSON_TYPE, TEXT_TYPE, isJsonContentType, reasonPhrase, statusHasBody } from './http.js';
 export type { RunOptions, RunningServer } from './server/node.js';
 export type { Runtime, RuntimeLimits } from './transport.js';
 export { serialize, toChunk, type Serialized, type SerializeContext } from './server/write.js';

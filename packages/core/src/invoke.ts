@@ -1,5 +1,5 @@
 import { compileBinder, type RawInput, type z } from '@fnapi/validation';
-import { isJsonContentType } from './body.js';
+import { isJsonContentType } from './http.js';
 import type { EndpointDefinition } from './endpoint.js';
 import { GatewayTimeoutError, RequestValidationError, UnsupportedMediaTypeError } from './errors.js';
 import type { MaybePromise, Step } from './pipeline.js';

@@ -35,7 +35,8 @@ function describe(middleware: Middleware): string {
 
 /**
  * Builds the chain once: the first middleware runs first on the way in and last on the way out.
- * No middleware means no chain at all: `final` is returned as it is.
+ * No middleware means no chain at all: `final` is returned as it is. A middleware may pass a request
+ * on once: a second `callNext` from the same dispatch is refused (it would run the handler twice).
  */
 export function compose(middleware: readonly Middleware[], final: Step): Step {
   if (middleware.length === 0) return final;
@@ -48,7 +49,13 @@ export function compose(middleware: readonly Middleware[], final: Step): Step {
     const inner = next;
     const name = describe(current);
     next = async (request) => {
-      const result = await dispatch(request, inner);
+      let called = false;
+      const callOnce: CallNext = (req) => {
+        if (called) return Promise.reject(new Error(`${name} called callNext() more than once; pass each request on once`));
+        called = true;
+        return inner(req);
+      };
+      const result = await dispatch(request, callOnce);
       return result instanceof Response ? result : asResponse(result, name);
     };
   }

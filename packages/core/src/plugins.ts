@@ -12,20 +12,29 @@ export interface PluginMetadata {
   dependencies?: string[];
 }
 
-export type EventName =
-  | 'plugin_registered'
-  | 'plugin_activated'
-  | 'plugin_deactivated'
-  | 'endpoint_registered'
-  | 'server_starting'
-  | 'server_started'
-  | 'server_stopping'
-  | 'server_stopped'
-  | 'request_received'
-  | 'response_sent'
-  | 'error_occurred';
+/** The events the app emits to plugins, in the order of a server's life. */
+export const EVENT_NAMES = [
+  'plugin_registered',
+  'plugin_activated',
+  'plugin_deactivated',
+  'endpoint_registered',
+  'server_starting',
+  'server_started',
+  'server_stopping',
+  'server_stopped',
+  'request_received',
+  'response_sent',
+  'error_occurred',
+] as const;
 
-export type HookName = 'preRequest' | 'postResponse' | 'onError' | 'onEvent';
+/** The hooks a plugin may define. */
+export const HOOK_NAMES = ['preRequest', 'postResponse', 'onError', 'onEvent'] as const;
+
+export type EventName = (typeof EVENT_NAMES)[number];
+export type HookName = (typeof HOOK_NAMES)[number];
+
+/** Events emitted for every request: a listener to one of them puts requests on the hooked path. */
+const REQUEST_EVENTS: ReadonlySet<EventName> = new Set(['request_received', 'response_sent']);
 
 type Maybe<T> = T | undefined | void;
 export type PreRequestHook = (request: Request) => Maybe<Request> | Promise<Maybe<Request>>;
@@ -71,22 +80,18 @@ export class PluginManager {
   private onErrorHooks: Tagged<OnErrorHook>[] = [];
   private eventHooks: Tagged<OnEventHook>[] = [];
   private namedEventHooks = new Map<EventName, Tagged<EventCallback>[]>();
+  /**
+   * True when any active plugin has a request hook or listens to a per-request event; the app skips
+   * all hook work otherwise. Computed when plugins change, not per request.
+   */
+  hasRequestHooks = false;
+  hasErrorHooks = false;
+  hasEventListeners = false;
 
   constructor(
     private readonly api: unknown,
     private readonly logger: () => Logger,
   ) {}
-
-  /** True when any active plugin has a request hook; the app skips all hook work otherwise. */
-  get hasRequestHooks(): boolean {
-    return this.preRequestHooks.length > 0 || this.postResponseHooks.length > 0 || this.hasEventListeners;
-  }
-  get hasErrorHooks(): boolean {
-    return this.onErrorHooks.length > 0;
-  }
-  get hasEventListeners(): boolean {
-    return this.eventHooks.length > 0 || this.namedEventHooks.size > 0;
-  }
 
   get plugins(): PluginLike[] {
     return [...this.entries.values()].map((e) => e.plugin);
@@ -168,6 +173,15 @@ export class PluginManager {
     this.onErrorHooks = onError;
     this.eventHooks = events;
     this.namedEventHooks = named;
+    this.hasEventListeners = events.length > 0 || named.size > 0;
+    this.hasErrorHooks = onError.length > 0;
+    this.hasRequestHooks =
+      pre.length > 0 || post.length > 0 || events.length > 0 || [...named.keys()].some((event) => REQUEST_EVENTS.has(event));
+  }
+
+  /** Whether anyone listens to this event (so a caller can skip building its payload). */
+  listens(event: EventName): boolean {
+    return this.eventHooks.length > 0 || this.namedEventHooks.has(event);
   }
 
   /** Runs `preRequest` hooks in registration order; each may replace the request. */

@@ -43,7 +43,15 @@ export class Request {
   auth: AuthInfo | undefined = undefined;
   bodyLimit: number;
 
-  protected readonly rawQuery: string;
+  /** The query string as sent (percent-encoded), without the leading `?`. */
+  readonly rawQuery: string;
+  /**
+   * Set by the runtime serving this request: how a thrown value becomes a response, so that
+   * `errorResponse` (and `ErrorHandlingMiddleware`) follow the app's error policy. Internal.
+   */
+  errorPolicy: unknown = undefined;
+  /** The thrown value already offered to plugins (so each error is reported once). Internal. */
+  reportedError: { error: unknown } | undefined = undefined;
   protected readonly protocol: 'http' | 'https';
   private _rawHeaders: RawHeaders | undefined;
   private _headers: RequestHeaders | undefined;

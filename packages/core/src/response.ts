@@ -1,5 +1,6 @@
 import { type HeadersInit, ResponseHeaders } from './headers.js';
-import { PROBLEM_JSON, type ProblemDetails } from './errors.js';
+import type { ProblemDetails } from './errors.js';
+import { BYTES_TYPE, HTML_TYPE, JSON_TYPE, PROBLEM_JSON, TEXT_TYPE } from './http.js';
 
 export interface ResponseOptions {
   statusCode?: number;
@@ -10,10 +11,6 @@ export interface ResponseOptions {
 
 export type BodyChunk = string | Uint8Array;
 
-const JSON_TYPE = 'application/json';
-const TEXT_TYPE = 'text/plain; charset=utf-8';
-const HTML_TYPE = 'text/html; charset=utf-8';
-const BYTES_TYPE = 'application/octet-stream';
 
 function isBytes(value: unknown): value is Uint8Array | ArrayBuffer {
   return value instanceof Uint8Array || value instanceof ArrayBuffer;
@@ -146,9 +143,4 @@ export function fromWebResponse(web: globalThis.Response): Response {
     headers,
     mediaType: contentType ?? BYTES_TYPE,
   });
-}
-
-/** Statuses that never carry a body. */
-export function isBodilessStatus(status: number): boolean {
-  return status === 204 || status === 304 || (status >= 100 && status < 200);
 }

@@ -1,7 +1,7 @@
 import { Pool } from 'undici';
-import type { API } from './app.js';
 import type { InjectResponse } from './server/inject.js';
-import type { RunningServer } from './server/node.js';
+import { runNodeServer, type RunningServer } from './server/node.js';
+import type { Runtime } from './transport.js';
 
 export type { InjectOptions, InjectResponse } from './server/inject.js';
 
@@ -34,8 +34,9 @@ export class TestClient {
     private readonly pool: Pool,
   ) {}
 
-  static async start(app: API): Promise<TestClient> {
-    const server = await app.run({ host: '127.0.0.1', port: 0, handleSignals: false });
+  /** Serves any `Runtime` (an `API`) on an ephemeral loopback port. */
+  static async start(app: Runtime): Promise<TestClient> {
+    const server = await runNodeServer(app, { host: '127.0.0.1', port: 0, handleSignals: false });
     return new TestClient(server, new Pool(server.url, { connections: 16 }));
   }
 

@@ -1,5 +1,4 @@
-import { Response, type CallNext, type Logger, type Request } from '@fnapi/core';
-import { pino } from 'pino';
+import { defaultLogger, Response, type CallNext, type Logger, type Request } from '@fnapi/core';
 import { Middleware } from './base.js';
 import { splitList } from './util.js';
 
@@ -103,7 +102,7 @@ export interface CacheMiddlewareOptions {
   maxBodySize?: number;
   /** Clock in milliseconds, for `Age` and the default store's expiry; default `Date.now`. */
   now?: () => number;
-  /** Where store failures are reported; default a pino logger to stdout named `fnapi`. */
+  /** Where store failures are reported; default core's logger (stdout, `FNAPI_LOG_LEVEL`). */
   logger?: Logger;
 }
 
@@ -143,7 +142,7 @@ export class CacheMiddleware extends Middleware {
   }
 
   private get logger(): Logger {
-    return (this.loggerInstance ??= pino({ name: 'fnapi' }));
+    return (this.loggerInstance ??= defaultLogger());
   }
 
   async dispatch(request: Request, callNext: CallNext): Promise<Response> {

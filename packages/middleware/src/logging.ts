@@ -1,10 +1,10 @@
-import { HTTPError, type CallNext, type Logger, type Request, type Response } from '@fnapi/core';
-import { pino, type Level } from 'pino';
+import { defaultLogger, HTTPError, type CallNext, type Logger, type Request, type Response } from '@fnapi/core';
+import type { Level } from 'pino';
 import { Middleware } from './base.js';
 import { roundMs } from './util.js';
 
 export interface LoggingMiddlewareOptions {
-  /** The pino logger to write to; default a pino logger to stdout named `fnapi`. */
+  /** The pino logger to write to; default core's logger (stdout, `FNAPI_LOG_LEVEL`). */
   logger?: Logger;
   /** Level of the per-request line; default `info`. */
   level?: Level;
@@ -22,7 +22,7 @@ export class LoggingMiddleware extends Middleware {
 
   constructor(options: LoggingMiddlewareOptions = {}) {
     super();
-    this.logger = options.logger ?? pino({ name: 'fnapi' });
+    this.logger = options.logger ?? defaultLogger();
     this.level = options.level ?? 'info';
   }
 

@@ -15,7 +15,7 @@ import type {
 } from '@fnapi/core';
 
 export type { EventCallback, OnErrorHook, OnEventHook, PostResponseHook, PreRequestHook };
-import { pino } from 'pino';
+import { HOOK_NAMES, EVENT_NAMES, silentLogger } from '@fnapi/core';
 
 type Maybe<T> = T | undefined | void;
 
@@ -30,23 +30,7 @@ export type HookCallback<N extends HookName | EventName> = N extends 'preRequest
         ? OnEventHook
         : EventCallback;
 
-const HOOK_NAMES: ReadonlySet<string> = new Set<HookName | EventName>([
-  'preRequest',
-  'postResponse',
-  'onError',
-  'onEvent',
-  'plugin_registered',
-  'plugin_activated',
-  'plugin_deactivated',
-  'endpoint_registered',
-  'server_starting',
-  'server_started',
-  'server_stopping',
-  'server_stopped',
-  'request_received',
-  'response_sent',
-  'error_occurred',
-]);
+const KNOWN_NAMES: ReadonlySet<string> = new Set<HookName | EventName>([...HOOK_NAMES, ...EVENT_NAMES]);
 
 /**
  * Base class of plugins. Subclasses return their metadata from `getMetadata()` and define any of
@@ -58,7 +42,7 @@ export abstract class Plugin implements PluginLike {
   /** The app this plugin was registered with; set by `initialize`. */
   api!: API;
   /** The app's pino logger, as a child carrying `plugin: <name>`; set by `initialize`. */
-  logger: Logger = pino({ enabled: false });
+  logger: Logger = silentLogger();
 
   private readonly hooks: [HookName | EventName, (...args: any[]) => unknown][] = [];
 
@@ -84,7 +68,7 @@ export abstract class Plugin implements PluginLike {
    * registration take effect at once.
    */
   registerHook<N extends HookName | EventName>(name: N, callback: HookCallback<N>): this {
-    if (!HOOK_NAMES.has(name)) throw new TypeError(`Unknown hook or event "${name}"`);
+    if (!KNOWN_NAMES.has(name)) throw new TypeError(`Unknown hook or event "${name}"`);
     if (typeof callback !== 'function') throw new TypeError(`The callback for "${name}" must be a function`);
     this.hooks.push([name, callback as (...args: any[]) => unknown]);
     const manager = this.api?.pluginManager;

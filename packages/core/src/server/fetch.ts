@@ -1,7 +1,7 @@
-import type { API } from '../app.js';
 import { collectBody } from '../body.js';
 import type { RawHeaders } from '../headers.js';
 import { Request } from '../request.js';
+import type { Runtime } from '../transport.js';
 import { serialize, toChunk } from './write.js';
 
 /** A Web `Request` seen as an fnapi request; its body is streamed in on first use. */
@@ -35,14 +35,14 @@ class FetchRequest extends Request {
   }
 }
 
-export async function handleFetch(app: API, web: globalThis.Request): Promise<globalThis.Response> {
+export async function handleFetch(app: Runtime, web: globalThis.Request): Promise<globalThis.Response> {
   const url = new URL(web.url);
   const headers: RawHeaders = {};
   web.headers.forEach((value, name) => {
     headers[name] = value;
   });
   if (headers.host === undefined) headers.host = url.host;
-  const request = new FetchRequest(web, url, headers, app.bodyLimit);
+  const request = new FetchRequest(web, url, headers, app.limits.bodyLimit);
   const response = await app.handle(request);
   const out = serialize(response, { debug: app.debug, logger: app.logger });
   const webHeaders = new Headers();

@@ -1,5 +1,5 @@
-import type { API } from '../app.js';
 import { Request } from '../request.js';
+import type { Runtime } from '../transport.js';
 import { serialize, toChunk } from './write.js';
 
 export interface InjectOptions {
@@ -18,7 +18,7 @@ export interface InjectResponse {
   json<T = unknown>(): T;
 }
 
-export async function inject(app: API, options: InjectOptions): Promise<InjectResponse> {
+export async function inject(app: Runtime, options: InjectOptions): Promise<InjectResponse> {
   const method = (options.method ?? 'GET').toUpperCase();
   const url = options.url.startsWith('/') ? options.url : `/${options.url}`;
   const q = url.indexOf('?');
@@ -41,7 +41,7 @@ export async function inject(app: API, options: InjectOptions): Promise<InjectRe
     headers,
     body,
     client: { address: '127.0.0.1' },
-    bodyLimit: app.bodyLimit,
+    bodyLimit: app.limits.bodyLimit,
   });
   const response = await app.handle(request);
   const out = serialize(response, { debug: app.debug, logger: app.logger });

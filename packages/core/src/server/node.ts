@@ -1,16 +1,17 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { API } from '../app.js';
 import { tooLarge } from '../body.js';
-import { BadRequestError, PROBLEM_JSON } from '../errors.js';
+import { BadRequestError } from '../errors.js';
+import { PROBLEM_JSON, reasonPhrase } from '../http.js';
 import { Request } from '../request.js';
+import type { Runtime } from '../transport.js';
 import { serialize, toChunk } from './write.js';
 
 export interface RunOptions {
-  /** Default `127.0.0.1`; `0.0.0.0` listens on every interface. */
+  /** Default: the `HOST` environment variable, else `127.0.0.1`; `0.0.0.0` listens on every interface. */
   host?: string;
-  /** Default 8000; 0 picks a free port. */
+  /** Default: the `PORT` environment variable, else 8000; 0 picks a free port. */
   port?: number;
   /** Drain and close on SIGTERM/SIGINT, then exit 0; default true. */
   handleSignals?: boolean;
@@ -98,19 +99,8 @@ class NodeRequest extends Request {
   }
 }
 
-const UNAVAILABLE_BODY = JSON.stringify({
-  type: 'about:blank',
-  title: 'Service Unavailable',
-  status: 503,
-  detail: 'The server is shutting down',
-});
-
-const BAD_REQUEST_BODY = JSON.stringify({
-  type: 'about:blank',
-  title: 'Bad Request',
-  status: 400,
-  detail: 'Malformed request target',
-});
+const UNAVAILABLE_BODY = problem(503, 'The server is shutting down');
+const BAD_REQUEST_BODY = problem(400, 'Malformed request target');
 
 function splitTarget(url: string): [string, string] | undefined {
   if (url.charCodeAt(0) !== 47 /* / */) {
@@ -127,13 +117,25 @@ function splitTarget(url: string): [string, string] | undefined {
   return q === -1 ? [url, ''] : [url.slice(0, q), url.slice(q + 1)];
 }
 
+function portFromEnvironment(): number {
+  const value = process.env.PORT;
+  if (value === undefined || value === '') return 8000;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`PORT must be a port number, got "${value}"`);
+  return port;
+}
+
+function problem(status: number, detail: string): string {
+  return JSON.stringify({ type: 'about:blank', title: reasonPhrase(status), status, detail });
+}
+
 /** Serves an app with node:http, with the documented timeouts, limits and graceful shutdown. */
-export async function runNodeServer(app: API, options: RunOptions): Promise<RunningServer> {
-  const host = options.host ?? '127.0.0.1';
-  const port = options.port ?? 8000;
+export async function runNodeServer(app: Runtime, options: RunOptions): Promise<RunningServer> {
+  const host = options.host ?? (process.env.HOST || '127.0.0.1');
+  const port = options.port ?? portFromEnvironment();
   const handleSignals = options.handleSignals ?? true;
-  const settings = app.options;
-  const bodyLimit = app.bodyLimit;
+  const limits = app.limits;
+  const bodyLimit = limits.bodyLimit;
   const context = { debug: app.debug, logger: app.logger };
   let draining = false;
   let inFlight = 0;
@@ -148,11 +150,11 @@ export async function runNodeServer(app: API, options: RunOptions): Promise<Runn
     const out = serialize(response, context);
     if (request.bodyRefused || draining) out.headers.push('connection', 'close');
     try {
-      res.writeHead(out.status, out.headers);
+      res.writeHead(out.status, reasonPhrase(out.status), out.headers);
     } catch (error) {
       app.logger.error({ err: error }, 'response headers could not be written');
-      res.writeHead(500, ['content-type', PROBLEM_JSON, 'connection', 'close']);
-      res.end(JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status: 500 }));
+      res.writeHead(500, reasonPhrase(500), ['content-type', PROBLEM_JSON, 'connection', 'close']);
+      res.end(problem(500, 'The response could not be written'));
       finished();
       return;
     }
@@ -170,13 +172,13 @@ export async function runNodeServer(app: API, options: RunOptions): Promise<Runn
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (draining) {
-      res.writeHead(503, ['content-type', PROBLEM_JSON, 'connection', 'close', 'retry-after', '1']);
+      res.writeHead(503, reasonPhrase(503), ['content-type', PROBLEM_JSON, 'connection', 'close', 'retry-after', '1']);
       res.end(UNAVAILABLE_BODY);
       return;
     }
     const target = splitTarget(req.url ?? '/');
     if (target === undefined) {
-      res.writeHead(400, ['content-type', PROBLEM_JSON, 'connection', 'close']);
+      res.writeHead(400, reasonPhrase(400), ['content-type', PROBLEM_JSON, 'connection', 'close']);
       res.end(BAD_REQUEST_BODY);
       return;
     }
@@ -187,48 +189,50 @@ export async function runNodeServer(app: API, options: RunOptions): Promise<Runn
       write(res, request, out);
       return;
     }
-    out.then(
-      (response) => write(res, request, response),
-      (error: unknown) => {
-        // handle() turns every error into a response; this is a last resort.
-        app.logger.error({ err: error }, 'request failed');
-        if (!res.headersSent) res.writeHead(500, ['content-type', PROBLEM_JSON]);
-        res.end();
-        finished();
-      },
-    );
+    out.then((response) => write(res, request, response));
   };
 
   const server = createServer(
     {
-      headersTimeout: settings.headersTimeout ?? 10_000,
-      requestTimeout: settings.requestTimeout ?? 30_000,
-      keepAliveTimeout: settings.keepAliveTimeout ?? 72_000,
+      headersTimeout: limits.headersTimeout,
+      requestTimeout: limits.requestTimeout,
+      keepAliveTimeout: limits.keepAliveTimeout,
       maxHeaderSize: 16 * 1024,
     },
     listener,
   );
-  server.keepAliveTimeout = settings.keepAliveTimeout ?? 72_000;
+  server.keepAliveTimeout = limits.keepAliveTimeout;
+  // `Expect: 100-continue` with a declared body over the limit is refused before the client sends it.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    const declared = Number(req.headers['content-length']);
+    if (declared > bodyLimit) {
+      res.writeHead(413, reasonPhrase(413), ['content-type', PROBLEM_JSON, 'connection', 'close']);
+      res.end(problem(413, tooLarge(bodyLimit).message));
+      return;
+    }
+    res.writeContinue();
+    listener(req, res);
+  });
 
-  app.pluginManager.emit('server_starting', {});
+  app.emit('server_starting', {});
   await app.startup();
   server.listen(port, host);
   await once(server, 'listening');
   const address = server.address() as AddressInfo;
-  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${urlHost === '0.0.0.0' ? '127.0.0.1' : urlHost === '[::]' ? '[::1]' : urlHost}:${address.port}`;
-  app.pluginManager.emit('server_started', { url });
-  app.logger.info({ url }, `fnapi listening on ${url}`);
+  const boundHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${boundHost === '0.0.0.0' ? '127.0.0.1' : boundHost === '[::]' ? '[::1]' : boundHost}:${address.port}`;
+  app.emit('server_started', { url });
+  app.logger.info({ address: address.address, port: address.port, url }, `fnapi listening on ${boundHost}:${address.port} (${url})`);
 
   let closing: Promise<void> | undefined;
   const shutdown = (exit: boolean): Promise<void> => {
     closing ??= (async () => {
-      app.pluginManager.emit('server_stopping', {});
+      app.emit('server_stopping', {});
       draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       if (inFlight > 0) {
-        const timeout = settings.shutdownTimeout ?? 10_000;
+        const timeout = limits.shutdownTimeout;
         await new Promise<void>((resolve) => {
           drained = resolve;
           setTimeout(resolve, timeout).unref();
@@ -238,7 +242,7 @@ export async function runNodeServer(app: API, options: RunOptions): Promise<Runn
       await closed;
       await app.shutdown();
       removeSignals();
-      app.pluginManager.emit('server_stopped', {});
+      app.emit('server_stopped', {});
       app.logger.info('fnapi stopped');
       if (exit) process.exit(0);
     })();

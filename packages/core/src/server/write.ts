@@ -1,7 +1,8 @@
 import { internalErrorProblem } from '../errors.js';
 import { isInvalidHeaderName, isUnsafeHeaderValue } from '../headers.js';
 import type { Logger } from '../logger.js';
-import { type BodyChunk, isBodilessStatus, problemResponse, type Response } from '../response.js';
+import { statusHasBody } from '../http.js';
+import { type BodyChunk, problemResponse, type Response } from '../response.js';
 
 /** A response reduced to what every writer needs: status, a flat header list and the body. */
 export interface Serialized {
@@ -46,7 +47,7 @@ function serializeUnchecked(response: Response): Serialized {
     headers.appendFlat(flat);
     hasContentType = headers.has('content-type');
   }
-  if (isBodilessStatus(status)) return { status, headers: flat, body: null, stream: undefined };
+  if (!statusHasBody(status)) return { status, headers: flat, body: null, stream: undefined };
   const stream = response.stream();
   if (stream !== undefined) {
     if (!hasContentType) {

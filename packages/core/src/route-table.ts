@@ -25,6 +25,12 @@ function node<T>(): Node<T> {
 export function pathParamNames(template: string): string[] {
   const names: string[] = [];
   for (const segment of template.split('/')) {
+    if (segment.startsWith(':')) {
+      const name = segment.slice(1).replace(/[?*+]$/, '');
+      throw new Error(
+        `Route "${template}": "${segment}" is an Express-style parameter, which fnapi would match literally; write {${name}} instead`,
+      );
+    }
     const m = PARAM.exec(segment);
     if (m) names.push(m[1]!);
     else if (segment.includes('{') || segment.includes('}')) {

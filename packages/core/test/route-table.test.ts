@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { API, StreamingResponse } from '../src/index.js';
-import { joinPath, pathParamNames, RouteTable } from '../src/routing.js';
+import { joinPath, pathParamNames, RouteTable } from '../src/route-table.js';
 import { type Case, JSON_TYPE, problem, runTable, serve } from './helpers.js';
 
 function build(): API {

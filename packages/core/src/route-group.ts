@@ -9,9 +9,12 @@ import {
   type RouteOptions,
 } from './endpoint.js';
 import { assertMiddleware, type Middleware } from './pipeline.js';
-import { joinPath } from './routing.js';
+import { joinPath } from './route-table.js';
 
-/** One endpoint as served: its full path and the routers (outermost first) it sits in. */
+/**
+ * One endpoint as a group serves it: its path under the group (the group's prefix included), its
+ * tags, and the routers it sits in, outermost first (the app itself is not one of them).
+ */
 export interface RouteEntry {
   method: string;
   path: string;
@@ -20,18 +23,23 @@ export interface RouteEntry {
   routers: RouteGroup[];
 }
 
-type Entry = { kind: 'endpoint'; definition: EndpointDefinition } | { kind: 'router'; router: Router };
+type Item = { kind: 'endpoint'; definition: EndpointDefinition } | { kind: 'router'; router: Router };
+
+function unique(tags: string[]): string[] {
+  return tags.length < 2 ? tags : [...new Set(tags)];
+}
 
 /**
- * What the app and routers share: endpoints, nested routers and middleware. Changes are reported
- * upward, so a router included before its endpoints were added still serves them.
+ * What the app and routers share: endpoints, nested routers and middleware. Registration appends:
+ * a new endpoint travels up to every group that includes this one (each adding its prefix and tags),
+ * so the app checks and records just that endpoint, whenever it is added.
  */
 export abstract class RouteGroup {
   readonly prefix: string;
   readonly tags: string[];
-  protected readonly entries: Entry[] = [];
-  protected readonly ownMiddleware: Middleware[] = [];
-  private readonly listeners = new Set<() => void>();
+  private readonly items: Item[] = [];
+  private readonly ownMiddleware: Middleware[] = [];
+  private readonly parents = new Set<RouteGroup>();
 
   constructor(prefix = '', tags: string[] = []) {
     if (prefix && !prefix.startsWith('/')) throw new Error(`A router prefix starts with "/": got "${prefix}"`);
@@ -95,11 +103,11 @@ export abstract class RouteGroup {
       if (Array.isArray(item)) {
         this.include(...item);
       } else if (isEndpointDefinition(item)) {
-        this.addEntry({ kind: 'endpoint', definition: item });
+        this.addEndpoint(item);
       } else {
         const decorated = decoratedEndpoints(item);
         if (!decorated) throw new TypeError('include() takes endpoint definitions (api(options)(fn)) or objects with @api methods');
-        for (const definition of decorated) this.addEntry({ kind: 'endpoint', definition });
+        for (const definition of decorated) this.addEndpoint(definition);
       }
     }
     return this;
@@ -109,8 +117,15 @@ export abstract class RouteGroup {
   includeRouter(router: Router): this {
     if (!(router instanceof Router)) throw new TypeError('includeRouter() takes a Router');
     if (router === (this as unknown) || router.contains(this)) throw new Error('A router cannot include itself or a router that includes it');
-    this.addEntry({ kind: 'router', router });
-    router.listeners.add(this.childChanged);
+    const item: Item = { kind: 'router', router };
+    this.items.push(item);
+    try {
+      this.announce(router.routeEntries().map((entry) => this.adopt(entry, router)));
+    } catch (error) {
+      this.items.splice(this.items.indexOf(item), 1);
+      throw error;
+    }
+    router.parents.add(this);
     return this;
   }
 
@@ -118,65 +133,80 @@ export abstract class RouteGroup {
   addMiddleware(middleware: Middleware): this {
     assertMiddleware(middleware);
     this.ownMiddleware.push(middleware);
-    this.notify();
+    this.middlewareChanged();
     return this;
   }
 
-  /** Every endpoint this group serves, with full paths. */
+  /** Every endpoint this group serves, with paths under this group, in registration order. */
   routeEntries(): RouteEntry[] {
     const out: RouteEntry[] = [];
-    this.collect('', [], [], out);
+    for (const item of this.items) {
+      if (item.kind === 'endpoint') out.push(this.entryOf(item.definition));
+      else for (const entry of item.router.routeEntries()) out.push(this.adopt(entry, item.router));
+    }
     return out;
   }
 
-  private collect(prefix: string, tags: string[], routers: RouteGroup[], out: RouteEntry[]): void {
-    const base = this.prefix ? joinPath(prefix, this.prefix) : prefix;
-    const groupTags = [...tags, ...this.tags];
-    const chain = [...routers, this];
-    for (const entry of this.entries) {
-      if (entry.kind === 'router') {
-        entry.router.collect(base, groupTags, chain, out);
-        continue;
-      }
-      const { definition } = entry;
-      const { route, method } = definition.options;
-      if (typeof route !== 'string' || (route !== '' && !route.startsWith('/'))) {
-        throw new Error(`Route "${String(route)}" must start with "/"`);
-      }
-      out.push({
-        method: (method ?? 'GET').toUpperCase(),
-        path: joinPath(base, route),
-        definition,
-        tags: [...new Set([...groupTags, ...(definition.options.tags ?? [])])],
-        routers: chain,
-      });
-    }
-  }
-
-  protected contains(group: RouteGroup): boolean {
-    return this.entries.some((e) => e.kind === 'router' && (e.router === group || e.router.contains(group)));
-  }
-
-  private addEntry(entry: Entry): void {
-    this.entries.push(entry);
+  private addEndpoint(definition: EndpointDefinition): void {
+    const entry = this.entryOf(definition);
+    const item: Item = { kind: 'endpoint', definition };
+    this.items.push(item);
     try {
-      this.notify();
+      this.announce([entry]);
     } catch (error) {
-      this.entries.splice(this.entries.indexOf(entry), 1);
-      if (entry.kind === 'router') entry.router.listeners.delete(this.childChanged);
+      this.items.splice(this.items.indexOf(item), 1);
       throw error;
     }
   }
 
-  private readonly childChanged = (): void => this.notify();
-
-  /** Tells whoever includes this group that its routes or middleware changed. */
-  protected notify(): void {
-    this.changed();
-    for (const listener of this.listeners) listener();
+  private entryOf(definition: EndpointDefinition): RouteEntry {
+    const { route, method, tags } = definition.options;
+    if (typeof route !== 'string' || (route !== '' && !route.startsWith('/'))) {
+      throw new Error(`Route "${String(route)}" must start with "/"`);
+    }
+    return {
+      method: (method ?? 'GET').toUpperCase(),
+      path: joinPath(this.prefix, route),
+      definition,
+      tags: unique([...this.tags, ...(tags ?? [])]),
+      routers: [],
+    };
   }
 
-  /** Hook for the app: validate and recompile. */
+  /** A child router's entry, seen from this group. */
+  private adopt(entry: RouteEntry, child: Router): RouteEntry {
+    return {
+      ...entry,
+      path: this.prefix ? joinPath(this.prefix, entry.path) : entry.path,
+      tags: unique([...this.tags, ...entry.tags]),
+      routers: [child, ...entry.routers],
+    };
+  }
+
+  /** Offers new endpoints to this group (the app checks and records them), then to its parents. */
+  private announce(entries: RouteEntry[]): void {
+    if (entries.length === 0) return;
+    this.endpointsAdded(entries);
+    for (const parent of this.parents) parent.childAdded(this as unknown as Router, entries);
+  }
+
+  private childAdded(child: Router, entries: RouteEntry[]): void {
+    this.announce(entries.map((entry) => this.adopt(entry, child)));
+  }
+
+  private middlewareChanged(): void {
+    this.changed();
+    for (const parent of this.parents) parent.middlewareChanged();
+  }
+
+  protected contains(group: RouteGroup): boolean {
+    return this.items.some((i) => i.kind === 'router' && (i.router === group || i.router.contains(group)));
+  }
+
+  /** Hook for the app: check and record new endpoints (throwing refuses them all). */
+  protected endpointsAdded(_entries: readonly RouteEntry[]): void {}
+
+  /** Hook for the app: something served changed (router middleware); compile again before serving. */
   protected changed(): void {}
 }
 

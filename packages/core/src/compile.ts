@@ -1,0 +1,41 @@
+import type { RouteEntry } from './route-group.js';
+import { compileInvoker } from './invoke.js';
+import { compose, type Step } from './pipeline.js';
+import { RouteTable } from './route-table.js';
+import { AppRuntime, type CompiledRoute, endpointBoundary, type RuntimeOptions } from './runtime.js';
+
+/** An endpoint as the app recorded it at registration: checked, named, with its path parameters. */
+export interface RegisteredEndpoint extends RouteEntry {
+  operationId: string;
+  pathParams: string[];
+  /** The endpoint compiled to `request → Response`, kept across recompilations. */
+  invoker?: Step;
+}
+
+/** A built-in GET route (the document and the docs pages); a user endpoint on the same path wins. */
+export interface BuiltinRoute {
+  path: string;
+  run: Step;
+}
+
+export interface CompileInput extends Omit<RuntimeOptions, 'table'> {
+  endpoints: Iterable<RegisteredEndpoint>;
+  builtins: readonly BuiltinRoute[];
+}
+
+/**
+ * Entries → one runtime: the route table, each route's runner (router middleware around the
+ * endpoint) and the app's chain. Runs once before the first request and again only after a change;
+ * an endpoint's binder and invoker are compiled once for its lifetime.
+ */
+export function compile(input: CompileInput): AppRuntime {
+  const table = new RouteTable<CompiledRoute>();
+  for (const endpoint of input.endpoints) {
+    endpoint.invoker ??= compileInvoker(endpoint.method, endpoint.path, endpoint.pathParams, endpoint.definition);
+    const routerMiddleware = endpoint.routers.flatMap((router) => router.middleware);
+    const run = compose(routerMiddleware, endpointBoundary(endpoint.invoker));
+    table.add(endpoint.method, endpoint.path, { template: endpoint.path, run });
+  }
+  for (const builtin of input.builtins) table.add('GET', builtin.path, { template: builtin.path, run: builtin.run });
+  return new AppRuntime({ ...input, table });
+}

@@ -1,0 +1,80 @@
+import { buildDocument, docsRoutes, type OperationDescription } from '@fnapi/openapi';
+import type { BuiltinRoute, RegisteredEndpoint } from './compile.js';
+import { handlerMetadata } from './endpoint.js';
+import { JSON_TYPE } from './http.js';
+import { Response } from './response.js';
+import type { ValidationErrorFormat } from './runtime.js';
+
+export interface DocumentSettings {
+  title: string;
+  version: string;
+  description: string | undefined;
+  openapiUrl: string | null;
+  docsUrl: string | null;
+  redocUrl: string | null;
+  docsCdn: string | undefined;
+  validationError: ValidationErrorFormat | undefined;
+}
+
+/** How an endpoint is described in the OpenAPI document (undefined when kept out of it). */
+function operationOf(endpoint: RegisteredEndpoint): OperationDescription | undefined {
+  const { options, handler } = endpoint.definition;
+  if (options.includeInSchema === false) return undefined;
+  const metadata = handlerMetadata(handler);
+  const errorStatuses = [...(metadata?.errorStatuses ?? [])];
+  if (options.timeout) errorStatuses.push(504);
+  return {
+    method: endpoint.method,
+    path: endpoint.path,
+    operationId: endpoint.operationId,
+    summary: options.summary,
+    description: options.description,
+    tags: endpoint.tags.length ? endpoint.tags : undefined,
+    deprecated: options.deprecated,
+    plan: { method: endpoint.method, pathParams: endpoint.pathParams, params: options.params },
+    response: options.response,
+    statusCode: options.statusCode ?? 200,
+    security: [...(options.security ?? []), ...(metadata?.security ?? [])],
+    errorStatuses,
+  };
+}
+
+/** The OpenAPI 3.1 document of the registered endpoints. */
+export function describeApp(settings: DocumentSettings, endpoints: Iterable<RegisteredEndpoint>): Record<string, unknown> {
+  const operations: OperationDescription[] = [];
+  for (const endpoint of endpoints) {
+    const operation = operationOf(endpoint);
+    if (operation) operations.push(operation);
+  }
+  return buildDocument(
+    { title: settings.title, version: settings.version, description: settings.description },
+    operations,
+    { validationErrorSchema: settings.validationError?.schema },
+  );
+}
+
+/** `/openapi.json` and the docs pages, as built-in routes; none when `openapiUrl` is null. */
+export function docsBuiltins(settings: DocumentSettings, document: () => Record<string, unknown>): BuiltinRoute[] {
+  const openapiUrl = settings.openapiUrl;
+  if (openapiUrl === null) return [];
+  const routes: BuiltinRoute[] = [
+    {
+      path: openapiUrl,
+      run: async () => new Response(document(), { mediaType: JSON_TYPE, headers: { 'cache-control': 'no-cache' } }),
+    },
+  ];
+  const pages = docsRoutes({
+    title: settings.title,
+    openapiUrl,
+    docsUrl: settings.docsUrl,
+    redocUrl: settings.redocUrl,
+    cdn: settings.docsCdn,
+  });
+  for (const page of pages) {
+    routes.push({
+      path: page.path,
+      run: async () => new Response(await page.body(), { mediaType: page.contentType, headers: page.headers }),
+    });
+  }
+  return routes;
+}

@@ -1,0 +1,36 @@
+/**
+ * HTTP facts with one owner: reason phrases, which statuses carry no body, the media types fnapi
+ * writes and reads. Writers, errors and the OpenAPI document all ask here.
+ */
+import { STATUS_CODES } from 'node:http';
+
+export const JSON_TYPE = 'application/json';
+export const PROBLEM_JSON = 'application/problem+json';
+export const TEXT_TYPE = 'text/plain; charset=utf-8';
+export const HTML_TYPE = 'text/html; charset=utf-8';
+export const BYTES_TYPE = 'application/octet-stream';
+
+/** RFC 9110's names where node's table still has the older ones. */
+const RFC_9110_REASONS: Record<number, string> = {
+  413: 'Content Too Large',
+  422: 'Unprocessable Content',
+};
+
+/** The reason phrase of a status, as written on the status line and as a problem body's `title`. */
+export function reasonPhrase(status: number): string {
+  return RFC_9110_REASONS[status] ?? STATUS_CODES[status] ?? 'Error';
+}
+
+/** Whether a response of this status may carry content (not 1xx, 204, 205 or 304). */
+export function statusHasBody(status: number): boolean {
+  return !(status < 200 || status === 204 || status === 205 || status === 304);
+}
+
+const JSON_MEDIA_TYPE = /^(?:application\/json|[\w.-]+\/[\w.+-]+\+json)\s*(?:;|$)/i;
+
+/** `application/json` or any `*\/*+json` media type (`application/problem+json`, `text/x+json`). */
+export function isJsonContentType(contentType: string | null | undefined): boolean {
+  if (contentType == null) return false;
+  if (contentType === JSON_TYPE) return true;
+  return JSON_MEDIA_TYPE.test(contentType);
+}

@@ -1,0 +1,221 @@
+import { type ValidationIssue, validationProblem } from '@fnapi/validation';
+import { HTTPError, internalErrorProblem, type ProblemDetails, RequestValidationError } from './errors.js';
+import { PROBLEM_JSON } from './http.js';
+import { defaultLogger, type Logger } from './logger.js';
+import { compose, type Middleware, type MaybePromise, type Step } from './pipeline.js';
+import type { PluginManager } from './plugins.js';
+import type { Request } from './request.js';
+import { problemResponse, Response } from './response.js';
+import type { RouteTable } from './route-table.js';
+
+/** Replaces the 422 body everywhere, routers included (`new API({ validationError })`). */
+export interface ValidationErrorFormat {
+  /** Schema of the 422 body, documented in /openapi.json. */
+  schema: import('@fnapi/validation').z.ZodType;
+  /** Builds the 422 body from the issues. */
+  format(issues: readonly ValidationIssue[], request: Request): unknown;
+}
+
+/** How the app turns thrown values into responses. */
+export interface ErrorPolicy {
+  readonly plugins: PluginManager | undefined;
+  readonly logger: Logger;
+  /** Adds `debug: { name, message, stack }` to 500 bodies. */
+  readonly debug: boolean;
+  readonly validationError: ValidationErrorFormat | undefined;
+}
+
+/** What a caller of `errorResponse` (such as `ErrorHandlingMiddleware`) may change of the app's policy. */
+export interface ErrorResponseOptions {
+  /** Adds `debug: { name, message }` to 500 bodies; default: the app's `debug`. */
+  debug?: boolean;
+  /** Adds `debug.stack` too; default: the app's `debug`. */
+  includeTraceback?: boolean;
+  /** Logs unexpected exceptions and 5xx errors; default true. */
+  logExceptions?: boolean;
+  /** Where to log; default the app's logger. */
+  logger?: Logger;
+}
+
+let fallbackPolicy: ErrorPolicy | undefined;
+
+function policyOf(request: Request): ErrorPolicy {
+  return (request.errorPolicy as ErrorPolicy | undefined) ??
+    (fallbackPolicy ??= { plugins: undefined, logger: defaultLogger(), debug: false, validationError: undefined });
+}
+
+/**
+ * Offers a thrown value to plugins, once per request: `error_occurred`, then `onError` hooks, the
+ * first of which that returns a response answers the request.
+ */
+function report(error: unknown, request: Request, policy: ErrorPolicy): Promise<Response | undefined> | undefined {
+  const plugins = policy.plugins;
+  if (plugins === undefined || request.reportedError?.error === error) return undefined;
+  request.reportedError = { error };
+  if (plugins.listens('error_occurred')) plugins.emit('error_occurred', { error, request });
+  return plugins.hasErrorHooks ? plugins.onError(error, request) : undefined;
+}
+
+/** The problem response of a thrown value, without reporting it. */
+function problemFor(error: unknown, request: Request, policy: ErrorPolicy, options: ErrorResponseOptions | undefined): Response {
+  const log = options?.logExceptions ?? true;
+  const logger = options?.logger ?? policy.logger;
+  if (error instanceof HTTPError) {
+    if (log && error.statusCode >= 500) logger.error({ err: error, method: request.method, path: request.path, route: request.route }, 'request failed');
+    if (error instanceof RequestValidationError) {
+      const format = policy.validationError;
+      if (format) {
+        try {
+          return new Response(format.format(error.issues, request), { statusCode: 422, mediaType: PROBLEM_JSON });
+        } catch (formatError) {
+          logger.error({ err: formatError }, 'validationError.format failed');
+          return problemResponse(internalErrorProblem(formatError, policy.debug, policy.debug));
+        }
+      }
+      return problemResponse(validationProblem([...error.issues]) as unknown as ProblemDetails);
+    }
+    return problemResponse(error.toProblem(), error.headers);
+  }
+  if (log) logger.error({ err: error, method: request.method, path: request.path, route: request.route }, 'unhandled error');
+  const includeStack = options?.includeTraceback ?? policy.debug;
+  const debug = (options?.debug ?? policy.debug) || includeStack;
+  return problemResponse(internalErrorProblem(error, debug, includeStack));
+}
+
+/**
+ * The one place where a thrown value becomes a response: it is offered to plugins (once per
+ * request, wherever it is caught), then an `HTTPError` becomes its problem body (422 through the
+ * app's `validationError` format) and anything else a 500, with debug fields as the app or the
+ * options ask. `ErrorHandlingMiddleware` calls it with its options.
+ */
+export function errorResponse(error: unknown, request: Request, options?: ErrorResponseOptions): MaybePromise<Response> {
+  const policy = policyOf(request);
+  const answered = report(error, request, policy);
+  if (answered === undefined) return problemFor(error, request, policy, options);
+  return answered.then((answer) => answer ?? problemFor(error, request, policy, options));
+}
+
+/**
+ * Wraps an endpoint (binding, validation, handler): its errors are offered to plugins here; an
+ * `HTTPError` becomes a response so that every middleware sees it as one, anything else propagates
+ * through the middleware as an exception.
+ */
+export function endpointBoundary(invoke: Step): Step {
+  const failed = (error: unknown, request: Request): MaybePromise<Response> => {
+    const policy = policyOf(request);
+    const settle = (answer: Response | undefined): Response => {
+      if (answer) return answer;
+      if (error instanceof HTTPError) return problemFor(error, request, policy, undefined);
+      throw error;
+    };
+    const answered = report(error, request, policy);
+    return answered === undefined ? settle(undefined) : answered.then(settle);
+  };
+  return (request) => {
+    let out: MaybePromise<Response>;
+    try {
+      out = invoke(request);
+    } catch (error) {
+      return failed(error, request);
+    }
+    return out instanceof Promise ? out.catch((error: unknown) => failed(error, request)) : out;
+  };
+}
+
+/** A compiled route: its template (for `request.route`) and its runner (router middleware + endpoint). */
+export interface CompiledRoute {
+  template: string;
+  run: Step;
+}
+
+export interface RuntimeOptions {
+  table: RouteTable<CompiledRoute>;
+  /** The app's middleware, outermost first. */
+  middleware: readonly Middleware[];
+  policy: ErrorPolicy;
+  plugins: PluginManager;
+  /** Answer a path that differs from a route only by a trailing slash with 308 (default true). */
+  redirectSlashes: boolean;
+}
+
+/**
+ * One compiled snapshot of an app: the route table and the middleware chain, built by `compile`
+ * and replaced after a later change. Serving is routing, the chain and the error path, nothing more.
+ */
+export class AppRuntime {
+  private readonly table: RouteTable<CompiledRoute>;
+  private readonly chain: Step;
+  private readonly policy: ErrorPolicy;
+  private readonly plugins: PluginManager;
+  private readonly redirectSlashes: boolean;
+
+  constructor(options: RuntimeOptions) {
+    this.table = options.table;
+    this.policy = options.policy;
+    this.plugins = options.plugins;
+    this.redirectSlashes = options.redirectSlashes;
+    this.chain = compose(options.middleware, this.route);
+  }
+
+  /** Serves one request; synchronous when nothing on its path is asynchronous. Never throws. */
+  serve(request: Request): MaybePromise<Response> {
+    request.errorPolicy = this.policy;
+    if (this.plugins.hasRequestHooks) return this.serveWithHooks(request);
+    let out: MaybePromise<Response>;
+    try {
+      out = this.chain(request);
+    } catch (error) {
+      return errorResponse(error, request);
+    }
+    return out instanceof Promise ? out.catch((error: unknown) => errorResponse(error, request)) : out;
+  }
+
+  private async serveWithHooks(request: Request): Promise<Response> {
+    const plugins = this.plugins;
+    const started = performance.now();
+    if (plugins.listens('request_received')) plugins.emit('request_received', { request });
+    const current = await plugins.preRequest(request);
+    current.errorPolicy = this.policy;
+    let response: Response;
+    try {
+      response = await this.chain(current);
+    } catch (error) {
+      response = await errorResponse(error, current);
+    }
+    response = await plugins.postResponse(response, current);
+    if (plugins.listens('response_sent')) {
+      plugins.emit('response_sent', { request: current, response, duration: performance.now() - started });
+    }
+    return response;
+  }
+
+  /** Routing: the innermost step of the app's middleware chain. */
+  private readonly route = (request: Request): MaybePromise<Response> => {
+    const method = request.method;
+    let match = this.table.match(method, request.path);
+    if (match === undefined && method === 'HEAD') match = this.table.match('GET', request.path);
+    if (match === undefined) return this.unmatched(request);
+    request.pathParams = match.params;
+    request.route = match.value.template;
+    return match.value.run(request);
+  };
+
+  /** 404, or 308 to the registered path when only a trailing slash differs. */
+  private unmatched(request: Request): Response {
+    const path = request.path;
+    if (this.redirectSlashes && path.length > 1) {
+      const other = path.endsWith('/') ? path.slice(0, -1) : `${path}/`;
+      const method = request.method === 'HEAD' ? 'GET' : request.method;
+      if (this.table.match(method, other) !== undefined && !other.startsWith('//')) {
+        const location = request.rawQuery ? `${other}?${request.rawQuery}` : other;
+        return new Response(undefined, { statusCode: 308, headers: { location } });
+      }
+    }
+    return problemResponse({
+      type: 'about:blank',
+      title: 'Not Found',
+      status: 404,
+      detail: `No endpoint for ${request.method} ${request.path}`,
+    });
+  }
+}
