@@ -5,49 +5,15 @@
  *
  * Without Chromium these tests are skipped with a warning, unless FNAPI_REQUIRE_SERVICES=1.
  */
-import { existsSync } from 'node:fs';
 import type { API } from '@fnapi/core';
 import { TestClient } from '@fnapi/core/testing';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromiumAvailable, isLoopbackUrl, launchChromium } from '@fnapi/test-support';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp as createExampleApp } from '../../../examples/basic/src/app.js';
 import { type Doc, operationKeys } from './support/openapi.js';
 
-const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (p): p is string => !!p && existsSync(p),
-);
-const required = process.env.FNAPI_REQUIRE_SERVICES === '1';
-
-if (!executablePath && !required) {
-  console.warn(
-    [
-      '',
-      '!!! SKIPPED: docs pages in headless Chromium: no Chromium found',
-      '!!! (looked at $CHROMIUM_PATH, /usr/bin/chromium, /usr/bin/chromium-browser).',
-      '!!! Install it (apt-get install chromium); with FNAPI_REQUIRE_SERVICES=1 this fails instead.',
-      '',
-    ].join('\n'),
-  );
-}
-
-if (!executablePath && required) {
-  describe('docs pages in headless Chromium (required)', () => {
-    it('needs Chromium (FNAPI_REQUIRE_SERVICES=1)', () => {
-      throw new Error('Chromium not found at $CHROMIUM_PATH, /usr/bin/chromium or /usr/bin/chromium-browser, and FNAPI_REQUIRE_SERVICES=1');
-    });
-  });
-}
-
-/** Where a page may send requests: the app on loopback, and inline data. */
-function isLocal(url: string): boolean {
-  if (url.startsWith('data:') || url.startsWith('blob:')) return true;
-  try {
-    const { protocol, hostname } = new URL(url);
-    return protocol === 'http:' && (hostname === '127.0.0.1' || hostname === 'localhost' || hostname === '[::1]');
-  } catch {
-    return false;
-  }
-}
+const available = chromiumAvailable('the docs pages of the example app');
 
 interface Opened {
   page: Page;
@@ -57,7 +23,7 @@ interface Opened {
   requests: string[];
 }
 
-describe.skipIf(!executablePath)('docs pages of the example app in headless Chromium', () => {
+describe.skipIf(!available)('docs pages of the example app in headless Chromium', () => {
   let app: API;
   let client: TestClient;
   let browser: Browser;
@@ -67,7 +33,7 @@ describe.skipIf(!executablePath)('docs pages of the example app in headless Chro
     app = createExampleApp({ logger: false });
     client = await TestClient.start(app);
     doc = (await client.get('/openapi.json')).json<Doc>();
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
@@ -93,7 +59,7 @@ describe.skipIf(!executablePath)('docs pages of the example app in headless Chro
   function expectClean({ problems, requests }: Opened): void {
     expect(problems).toEqual([]);
     expect(requests.length).toBeGreaterThan(0);
-    expect(requests.filter((url) => !isLocal(url))).toEqual([]);
+    expect(requests.filter((url) => !isLoopbackUrl(url))).toEqual([]);
   }
 
   const operations = () =>

@@ -1,31 +1,14 @@
-import { existsSync } from 'node:fs';
 import { API, HTMLResponse } from '@fnapi/core';
 import { TestClient } from '@fnapi/core/testing';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromiumAvailable, launchChromium } from '@fnapi/test-support';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORSMiddleware } from '../src/index.js';
 
 // A page served from one loopback port calls APIs on other ports with fetch, in headless Chromium:
 // the browser itself enforces the CORS answers. Skipped (loudly) without Chromium, unless
 // FNAPI_REQUIRE_SERVICES=1, where a missing Chromium fails the run.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-const required = process.env.FNAPI_REQUIRE_SERVICES === '1';
-if (!available) {
-  const message = `Chromium not found at ${CHROMIUM}: the CORS browser test ${required ? 'FAILS (FNAPI_REQUIRE_SERVICES=1)' : 'is SKIPPED'}. Install it with: apt-get update && apt-get install -y chromium`;
-  console.warn(`\n${'!'.repeat(100)}\n${message}\n${'!'.repeat(100)}\n`);
-}
-
-const LAUNCH_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const available = chromiumAvailable('the CORS browser test');
 
 interface FetchOutcome {
   ok: boolean;
@@ -44,7 +27,7 @@ function apiWith(cors: CORSMiddleware): API {
   return app;
 }
 
-describe.skipIf(!available && !required)('CORS in a real browser', () => {
+describe.skipIf(!available)('CORS in a real browser', () => {
   let browser: Browser;
   let page: Page;
   let pageServer: TestClient;
@@ -54,7 +37,6 @@ describe.skipIf(!available && !required)('CORS in a real browser', () => {
   const consoleMessages: string[] = [];
 
   beforeAll(async () => {
-    if (!available) throw new Error(`FNAPI_REQUIRE_SERVICES=1 but Chromium is missing at ${CHROMIUM}`);
     const site = new API({ logger: false });
     site.get('/', () => new HTMLResponse('<!doctype html><title>page</title><p>client page</p>'));
     pageServer = await TestClient.start(site);
@@ -66,7 +48,7 @@ describe.skipIf(!available && !required)('CORS in a real browser', () => {
     denied = await TestClient.start(apiWith(new CORSMiddleware({ allowOrigins: ['https://somewhere-else.example'] })));
     wildcard = await TestClient.start(apiWith(new CORSMiddleware()));
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+    browser = await launchChromium();
     page = await browser.newPage();
     page.on('console', (message) => consoleMessages.push(message.text()));
     await page.goto(pageServer.url);

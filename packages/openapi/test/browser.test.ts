@@ -1,16 +1,15 @@
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromiumAvailable, launchChromium } from '@fnapi/test-support';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from '@fnapi/validation';
 import { buildDocument, docsRoutes } from '../src/index.js';
 
 // The pages rendered in a real headless Chromium, served by a bare node:http server (no core):
-// checks that the CSP lets Swagger UI and ReDoc run from the local assets. Skipped without Chromium.
-const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (p): p is string => !!p && existsSync(p),
-);
+// checks that the CSP lets Swagger UI and ReDoc run from the local assets. Skipped loudly without
+// Chromium, and failing instead under FNAPI_REQUIRE_SERVICES=1.
+const available = chromiumAvailable('the docs pages served by a bare node:http server');
 
 const document = buildDocument({ title: 'Browser check', version: '1.0.0' }, [
   {
@@ -25,7 +24,7 @@ const document = buildDocument({ title: 'Browser check', version: '1.0.0' }, [
   },
 ]);
 
-describe.skipIf(!executablePath)('docs pages in headless Chromium', () => {
+describe.skipIf(!available)('docs pages in headless Chromium', () => {
   let server: Server;
   let base: string;
   let browser: Browser;
@@ -50,7 +49,7 @@ describe.skipIf(!executablePath)('docs pages in headless Chromium', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

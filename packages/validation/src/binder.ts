@@ -82,6 +82,8 @@ type Entry =
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const PLAIN_STRING = z.string();
+/** Schema types a single path segment (one string) can never satisfy. */
+const NOT_FROM_A_SEGMENT: ReadonlySet<string> = new Set(['object', 'array', 'tuple', 'record', 'map', 'set', 'file', 'promise', 'function']);
 
 function objectShape(schema: z.ZodType): Record<string, z.ZodType> {
   return defOf(unwrap(schema)).shape ?? {};
@@ -122,7 +124,15 @@ function analyze(plan: BinderPlan): Entry[] {
         `Parameter "${name}" is a path parameter of the route; it cannot also be read from ${spec.in} with ${spec.in}()`,
       );
     }
-    entries.push(scalarEntry(name, 'path', name, (spec as z.ZodType | undefined) ?? PLAIN_STRING));
+    const schema = (spec as z.ZodType | undefined) ?? PLAIN_STRING;
+    const type = defOf(unwrap(schema)).type;
+    if (NOT_FROM_A_SEGMENT.has(type)) {
+      throw new TypeError(
+        `Path parameter "${name}" has ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type} schema, which cannot be read from one path segment; ` +
+          'use a scalar schema (z.string(), z.int(), z.number(), z.boolean(), z.enum([...])) or move it to the query or body',
+      );
+    }
+    entries.push(scalarEntry(name, 'path', name, schema));
   }
 
   const implicit: [string, z.ZodType][] = [];

@@ -206,8 +206,9 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     const declared = Number(req.headers['content-length']);
     if (declared > bodyLimit) {
-      res.writeHead(413, reasonPhrase(413), ['content-type', PROBLEM_JSON, 'connection', 'close']);
-      res.end(problem(413, tooLarge(bodyLimit).message));
+      const body = problem(413, tooLarge(bodyLimit).message);
+      res.writeHead(413, reasonPhrase(413), ['content-type', PROBLEM_JSON, 'content-length', Buffer.byteLength(body), 'connection', 'close']);
+      res.end(body);
       return;
     }
     res.writeContinue();
