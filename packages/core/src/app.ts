@@ -8,7 +8,7 @@ import type { Request } from './request.js';
 import type { Response } from './response.js';
 import { RouteGroup, type RouteEntry } from './route-group.js';
 import { pathParamNames, RouteTable } from './route-table.js';
-import { type AppRuntime, type ErrorPolicy, type ValidationErrorFormat } from './runtime.js';
+import type { AppRuntime, ErrorPolicy, ValidationErrorFormat } from './runtime.js';
 import { handleFetch } from './server/fetch.js';
 import { inject, type InjectOptions, type InjectResponse } from './server/inject.js';
 import { runNodeServer, type RunOptions, type RunningServer } from './server/node.js';

@@ -108,7 +108,7 @@ export function api<const R extends string, P extends ParamsShape = {}>(options:
     if (context.static) throw new TypeError('@api decorates instance methods; register static functions with api(options)(fn)');
     context.addInitializer(function (this: unknown) {
       const instance = this as { [DECORATED]?: EndpointDefinition[]; constructor: { name: string } };
-      const list = Object.prototype.hasOwnProperty.call(instance, DECORATED)
+      const list = Object.hasOwn(instance, DECORATED)
         ? instance[DECORATED]!
         : (Object.defineProperty(instance, DECORATED, { value: [], enumerable: false })[DECORATED] as EndpointDefinition[]);
       const bound = target.bind(instance) as Handler;
