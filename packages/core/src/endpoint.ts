@@ -98,12 +98,26 @@ export interface EndpointFactory<R extends string, P extends ParamsShape> {
 }
 
 /**
+ * Under TypeScript's `experimentalDecorators` a method decorator is called as `(prototype, name,
+ * descriptor)`; fnapi's decorators are the standard ones, so say how to switch instead of failing
+ * obscurely.
+ */
+export function assertStandardDecorator(context: unknown, name: string): asserts context is DecoratorContext {
+  if (typeof context === 'object' && context !== null && 'kind' in context) return;
+  throw new TypeError(
+    `${name} is a standard (TC39) decorator, but it was called as a legacy one: remove "experimentalDecorators" ` +
+      'from tsconfig.json (TypeScript 5 compiles standard decorators by default)',
+  );
+}
+
+/**
  * `api(options)` works two ways: called on a function it returns an endpoint definition; used as a
  * standard method decorator it registers the method, with `this` bound, for `app.include(instance)`.
  */
 export function api<const R extends string, P extends ParamsShape = {}>(options: EndpointOptions<R, P>): EndpointFactory<R, P> {
   return ((target: Handler, context?: ClassMethodDecoratorContext) => {
     if (context === undefined) return defineEndpoint(options, target);
+    assertStandardDecorator(context, '@api');
     if (context.kind !== 'method') throw new TypeError('@api decorates class methods');
     if (context.static) throw new TypeError('@api decorates instance methods; register static functions with api(options)(fn)');
     context.addInitializer(function (this: unknown) {

@@ -3,6 +3,7 @@ export { Router, RouteGroup, type RouterOptions, type RouteEntry } from './route
 export {
   api,
   annotateHandler,
+  assertStandardDecorator,
   handlerMetadata,
   HANDLER_METADATA,
   isEndpointDefinition,

@@ -206,3 +206,11 @@ describe('redirectSlashes', () => {
     expect((await viaInject(app({ redirectSlashes: false }), { path: '/books' })).status).toBe(404);
   });
 });
+
+describe('decorators', () => {
+  it('explain how to switch when called as experimentalDecorators', async () => {
+    const { api } = await import('../src/index.js');
+    const legacy = api({ route: '/x' }) as unknown as (target: object, key: string, descriptor: PropertyDescriptor) => void;
+    expect(() => legacy({}, 'method', { value: () => 1 })).toThrow(/standard \(TC39\) decorator.*remove "experimentalDecorators"/);
+  });
+});
