@@ -1,7 +1,7 @@
 import { buildDocument, docsRoutes, type OperationDescription } from '@fnapi/openapi';
 import type { BuiltinRoute, RegisteredEndpoint } from './compile.js';
 import { handlerMetadata } from './endpoint.js';
-import { JSON_TYPE } from './http.js';
+import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from './http.js';
 import { Response } from './response.js';
 import type { ValidationErrorFormat } from './runtime.js';
 
@@ -49,7 +49,10 @@ export function describeApp(settings: DocumentSettings, endpoints: Iterable<Regi
   return buildDocument(
     { title: settings.title, version: settings.version, description: settings.description },
     operations,
-    { validationErrorSchema: settings.validationError?.schema },
+    {
+      http: { reasonPhrase, statusHasBody, jsonMediaType: JSON_TYPE, problemMediaType: PROBLEM_JSON },
+      validationErrorSchema: settings.validationError?.schema,
+    },
   );
 }
 

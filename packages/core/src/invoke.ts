@@ -1,4 +1,4 @@
-import { compileBinder, type RawInput, type z } from '@fnapi/validation';
+import { compileBinder, isArrayLikeSchema, type RawInput, type z } from '@fnapi/validation';
 import { isJsonContentType } from './http.js';
 import type { EndpointDefinition } from './endpoint.js';
 import { GatewayTimeoutError, RequestValidationError, UnsupportedMediaTypeError } from './errors.js';
@@ -18,15 +18,6 @@ export class ResponseValidationError extends Error {
     );
     this.name = 'ResponseValidationError';
   }
-}
-
-function isArraySchema(schema: z.ZodType): boolean {
-  let def = (schema as unknown as { _zod: { def: { type: string; innerType?: unknown; in?: unknown } } })._zod.def;
-  while (def.innerType || def.type === 'pipe') {
-    const inner = (def.innerType ?? def.in) as { _zod: { def: typeof def } };
-    def = inner._zod.def;
-  }
-  return def.type === 'array' || def.type === 'tuple';
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
@@ -81,7 +72,7 @@ export function compileInvoker(method: string, path: string, pathParams: string[
   const noInput = pathParams.length === 0 && Object.keys(params).length === 0;
   const usesBody = binder.usesBody;
   const model = options.response;
-  const modelIsArray = model !== undefined && isArraySchema(model);
+  const modelIsArray = model !== undefined && isArrayLikeSchema(model);
   const explicitStatus = options.statusCode;
   const status = explicitStatus ?? 200;
   const label = `${method} ${path}`;

@@ -54,7 +54,24 @@ export interface DocumentInfo {
   description?: string;
 }
 
+/**
+ * The HTTP facts the document states, owned by the server that sends the responses (`@fnapi/core`
+ * passes its own), so the document and the wire never disagree.
+ */
+export interface HttpFacts {
+  /** The reason phrase of a status (a response's description). */
+  reasonPhrase(status: number): string;
+  /** Whether a response of this status carries content (not 1xx, 204, 205, 304). */
+  statusHasBody(status: number): boolean;
+  /** Media type of success bodies (`application/json`). */
+  jsonMediaType: string;
+  /** Media type of error bodies (`application/problem+json`). */
+  problemMediaType: string;
+}
+
 export interface BuildOptions {
+  /** The server's HTTP facts. */
+  http: HttpFacts;
   /** Replaces the documented 422 body schema; default `ValidationProblemSchema`. */
   validationErrorSchema?: z.ZodType;
 }
@@ -64,35 +81,7 @@ export const PROBLEM_DETAILS_COMPONENT = 'ProblemDetails';
 /** Default name of the 422 body component (a schema with its own id keeps that id). */
 export const VALIDATION_PROBLEM_COMPONENT = 'ValidationProblem';
 
-const PROBLEM_JSON = 'application/problem+json';
-const JSON_TYPE = 'application/json';
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
-
-const REASONS: Record<number, string> = {
-  100: 'Continue', 101: 'Switching Protocols', 102: 'Processing', 103: 'Early Hints',
-  200: 'OK', 201: 'Created', 202: 'Accepted', 203: 'Non-Authoritative Information', 204: 'No Content',
-  205: 'Reset Content', 206: 'Partial Content', 207: 'Multi-Status',
-  300: 'Multiple Choices', 301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 304: 'Not Modified',
-  307: 'Temporary Redirect', 308: 'Permanent Redirect',
-  400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found',
-  405: 'Method Not Allowed', 406: 'Not Acceptable', 408: 'Request Timeout', 409: 'Conflict', 410: 'Gone',
-  411: 'Length Required', 412: 'Precondition Failed', 413: 'Content Too Large', 414: 'URI Too Long',
-  415: 'Unsupported Media Type', 416: 'Range Not Satisfiable', 417: 'Expectation Failed', 418: "I'm a teapot",
-  421: 'Misdirected Request', 422: 'Unprocessable Content', 423: 'Locked', 424: 'Failed Dependency',
-  425: 'Too Early', 426: 'Upgrade Required', 428: 'Precondition Required', 429: 'Too Many Requests',
-  431: 'Request Header Fields Too Large', 451: 'Unavailable For Legal Reasons',
-  500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable',
-  504: 'Gateway Timeout', 505: 'HTTP Version Not Supported', 507: 'Insufficient Storage',
-  511: 'Network Authentication Required',
-};
-
-function reason(status: number): string {
-  return REASONS[status] ?? `Status ${status}`;
-}
-
-function hasNoContent(status: number): boolean {
-  return status === 204 || status === 205 || status === 304 || (status >= 100 && status < 200);
-}
 
 /** The problem-details body every non-422 error carries (RFC 9457). */
 const ProblemDetailsSchema = z
@@ -238,7 +227,7 @@ class DocumentBuilder {
       new OpenApiGeneratorV31([
         {
           type: 'route',
-          route: { method: 'get', path: '/', responses: { 200: { description: '', content: { [JSON_TYPE]: { schema } } } } },
+          route: { method: 'get', path: '/', responses: { 200: { description: '', content: { ['application/json']: { schema } } } } },
         },
       ]).generateDocument({ openapi: '3.1.0', info: { title: '', version: '' } });
     } catch (error) {
@@ -283,21 +272,22 @@ class DocumentBuilder {
         body.kind === 'whole'
           ? !isOptionalSchema(body.schema)
           : Object.values(body.schema.shape).some((field) => !isOptionalSchema(field as AnySchema));
-      request.body = { required, content: { [JSON_TYPE]: { schema: this.schemaFor(body.schema) as never } } };
+      request.body = { required, content: { [this.options.http.jsonMediaType]: { schema: this.schemaFor(body.schema) as never } } };
     }
 
     const responses: Record<string, ResponseConfig> = {};
     const status = op.statusCode;
-    if (hasNoContent(status)) {
-      responses[String(status)] = { description: reason(status) };
+    const http = this.options.http;
+    if (!http.statusHasBody(status)) {
+      responses[String(status)] = { description: http.reasonPhrase(status) };
     } else {
       const schema = op.response ? this.schemaFor(op.response) : {};
-      responses[String(status)] = { description: reason(status), content: { [JSON_TYPE]: { schema: schema as never } } };
+      responses[String(status)] = { description: http.reasonPhrase(status), content: { [http.jsonMediaType]: { schema: schema as never } } };
     }
 
     const problem = (code: number, description: string, schema: AnySchema = this.problemRef) => {
       if (String(code) in responses) return;
-      responses[String(code)] = { description, content: { [PROBLEM_JSON]: { schema } } };
+      responses[String(code)] = { description, content: { [http.problemMediaType]: { schema } } };
     };
     const hasPathParams = Object.keys(groups.path).length > 0;
     const hasBody = body.kind !== 'none';
@@ -310,7 +300,7 @@ class DocumentBuilder {
     if (op.security && op.security.length > 0) problem(401, 'Missing or invalid credentials');
     if (hasPathParams) problem(404, 'Not Found');
     if (params.length > 0 || hasBody) problem(422, 'Validation Error', this.validationRef);
-    for (const code of [...statuses].sort((a, b) => a - b)) problem(code, reason(code));
+    for (const code of [...statuses].sort((a, b) => a - b)) problem(code, http.reasonPhrase(code));
 
     const route: RouteConfig = {
       method: method as RouteConfig['method'],
@@ -433,7 +423,7 @@ function tidy(document: Record<string, unknown>): Record<string, unknown> {
 export function buildDocument(
   info: DocumentInfo,
   operations: readonly OperationDescription[],
-  options: BuildOptions = {},
+  options: BuildOptions,
 ): Record<string, unknown> {
   const attempt = (safe: boolean) => {
     const builder = new DocumentBuilder(info, operations, options, safe);

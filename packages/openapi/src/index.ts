@@ -4,6 +4,7 @@ export {
   VALIDATION_PROBLEM_COMPONENT,
   type BuildOptions,
   type DocumentInfo,
+  type HttpFacts,
   type OperationDescription,
   type SecurityRequirement,
 } from './document.js';

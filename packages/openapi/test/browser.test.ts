@@ -5,6 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from '@fnapi/validation';
 import { buildDocument, docsRoutes } from '../src/index.js';
+import { http } from './fixtures.js';
 
 // The pages rendered in a real headless Chromium, served by a bare node:http server (no core):
 // checks that the CSP lets Swagger UI and ReDoc run from the local assets. Skipped loudly without
@@ -22,7 +23,7 @@ const document = buildDocument({ title: 'Browser check', version: '1.0.0' }, [
     response: z.object({ message: z.string() }),
     statusCode: 200,
   },
-]);
+], { http });
 
 describe.skipIf(!available)('docs pages in headless Chromium', () => {
   let server: Server;

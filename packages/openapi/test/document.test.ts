@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { getRefId, zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from '@fnapi/validation';
 import { buildDocument, type OperationDescription } from '../src/index.js';
-import { Address, User, apiKey, bearer, operations } from './fixtures.js';
+import { Address, User, apiKey, bearer, operations, http } from './fixtures.js';
 
 type Json = Record<string, any>;
 
-const doc = buildDocument({ title: 'Demo', version: '1.2.3', description: 'An example' }, operations) as Json;
+const doc = buildDocument({ title: 'Demo', version: '1.2.3', description: 'An example' }, operations, { http }) as Json;
 const op = (path: string, method: string): Json => doc.paths[path][method];
 const problem = (schema: string) => ({ 'application/problem+json': { schema: { $ref: `#/components/schemas/${schema}` } } });
 
@@ -17,7 +17,7 @@ describe('document shell', () => {
   });
 
   it('omits info.description when not given and still has paths', () => {
-    const empty = buildDocument({ title: 'Bare', version: '0.1.0' }, []) as Json;
+    const empty = buildDocument({ title: 'Bare', version: '0.1.0' }, [], { http }) as Json;
     expect(empty.info).toEqual({ title: 'Bare', version: '0.1.0' });
     expect(empty.paths).toEqual({});
     expect(empty.webhooks).toBeUndefined();
@@ -100,7 +100,7 @@ describe('parameters', () => {
         plan: { method: 'GET', pathParams: [], params: { filter: z.object({ q: z.string(), limit: z.int().max(50).optional() }) } },
         statusCode: 200,
       },
-    ]) as Json;
+    ], { http }) as Json;
     expect(d.paths['/search'].get.parameters).toEqual([
       { name: 'q', in: 'query', required: true, schema: { type: 'string' } },
       { name: 'limit', in: 'query', required: false, schema: { type: 'integer', maximum: 50 } },
@@ -116,7 +116,7 @@ describe('parameters', () => {
         plan: { method: 'GET', pathParams: [], params: { q: z.string().describe('Search text') } },
         statusCode: 200,
       },
-    ]) as Json;
+    ], { http }) as Json;
     const [param] = d.paths['/items'].get.parameters;
     expect(param).toMatchObject({ name: 'q', in: 'query', required: true, description: 'Search text' });
     expect(param.schema).toMatchObject({ type: 'string' });
@@ -191,7 +191,7 @@ describe('request bodies', () => {
         plan: { method: 'PATCH', pathParams: [], params: { nick: z.string().optional() } },
         statusCode: 200,
       },
-    ]) as Json;
+    ], { http }) as Json;
     expect(d.paths['/me'].patch.requestBody.required).toBe(false);
   });
 
@@ -202,7 +202,7 @@ describe('request bodies', () => {
       { method: 'POST', path: '/a', operationId: 'a', plan: { method: 'POST', pathParams: [], params: { user_data: A } }, statusCode: 200 },
       { method: 'POST', path: '/b', operationId: 'b', plan: { method: 'POST', pathParams: [], params: { userData: B } }, statusCode: 200 },
       { method: 'PUT', path: '/a', operationId: 'a2', plan: { method: 'PUT', pathParams: [], params: { other: A } }, statusCode: 200 },
-    ]) as Json;
+    ], { http }) as Json;
     const ref = (path: string, method: string) => d.paths[path][method].requestBody.content['application/json'].schema.$ref;
     expect(ref('/a', 'post')).toBe('#/components/schemas/UserData');
     expect(ref('/b', 'post')).toBe('#/components/schemas/UserData2');
@@ -217,7 +217,7 @@ describe('request bodies', () => {
     const d = buildDocument({ title: 't', version: '1' }, [
       { method: 'POST', path: '/users', operationId: 'create', plan: { method: 'POST', pathParams: [], params: { user: User } }, statusCode: 201 },
       { method: 'GET', path: '/team', operationId: 'team', plan: { method: 'GET', pathParams: [] }, response: Team, statusCode: 200 },
-    ]) as Json;
+    ], { http }) as Json;
     expect(d.paths['/team'].get.responses['200'].content['application/json'].schema).toEqual({
       type: 'object',
       properties: { lead: { $ref: '#/components/schemas/User' }, members: { type: 'array', items: { $ref: '#/components/schemas/User' } } },
@@ -294,7 +294,7 @@ describe('responses', () => {
 
   it('documents a replaced 422 schema when one is given', () => {
     const Custom = z.object({ message: z.string(), fields: z.array(z.string()) });
-    const d = buildDocument({ title: 't', version: '1' }, operations, { validationErrorSchema: Custom }) as Json;
+    const d = buildDocument({ title: 't', version: '1' }, operations, { http, validationErrorSchema: Custom }) as Json;
     expect(d.components.schemas.ValidationProblem).toEqual({
       type: 'object',
       properties: { message: { type: 'string' }, fields: { type: 'array', items: { type: 'string' } } },
@@ -303,7 +303,7 @@ describe('responses', () => {
     expect(d.paths['/users'].post.responses['422']).toEqual({ description: 'Validation Error', content: problem('ValidationProblem') });
 
     const Named = z.object({ error: z.string() }).meta({ id: 'MyValidationError' });
-    const d2 = buildDocument({ title: 't', version: '1' }, operations, { validationErrorSchema: Named }) as Json;
+    const d2 = buildDocument({ title: 't', version: '1' }, operations, { http, validationErrorSchema: Named }) as Json;
     expect(d2.paths['/users'].post.responses['422'].content).toEqual(problem('MyValidationError'));
     expect(d2.components.schemas.ValidationProblem).toBeUndefined();
   });
@@ -311,7 +311,7 @@ describe('responses', () => {
   it('lets an explicit error status keep the documented success response', () => {
     const d = buildDocument({ title: 't', version: '1' }, [
       { method: 'GET', path: '/x', operationId: 'x', plan: { method: 'GET', pathParams: [] }, statusCode: 200, errorStatuses: [200, 429] },
-    ]) as Json;
+    ], { http }) as Json;
     expect(d.paths['/x'].get.responses).toEqual({
       '200': { description: 'OK', content: { 'application/json': { schema: {} } } },
       '429': { description: 'Too Many Requests', content: problem('ProblemDetails') },
@@ -348,7 +348,7 @@ describe('security', () => {
         statusCode: 200,
         security: [{ name: 'bearerAuth', scheme: { ...bearer } }],
       },
-    ]) as Json;
+    ], { http }) as Json;
     expect(d.paths['/both'].get.security).toEqual([{ bearerAuth: [], apiKeyAuth: ['admin'] }]);
     expect(d.components.securitySchemes).toEqual({ bearerAuth: bearer, apiKeyAuth: apiKey });
   });
@@ -365,7 +365,7 @@ describe('security', () => {
         security: [{ name: 'key', scheme: { ...apiKey, name: 'X-Other' } }],
       },
     ];
-    expect(() => buildDocument({ title: 't', version: '1' }, ops)).toThrow(/Security scheme "key"/);
+    expect(() => buildDocument({ title: 't', version: '1' }, ops, { http })).toThrow(/Security scheme "key"/);
   });
 });
 
@@ -385,7 +385,7 @@ describe('robustness', () => {
         statusCode: 200,
       },
       { method: 'GET', path: '/fine', operationId: 'fine', plan: { method: 'GET', pathParams: [], params: { q: z.string() } }, statusCode: 200 },
-    ]) as Json;
+    ], { http }) as Json;
     expect(d.paths['/odd/{id}'].post.parameters).toEqual([{ name: 'id', in: 'path', required: true, schema: {} }]);
     expect(d.paths['/odd/{id}'].post.requestBody.content['application/json'].schema).toMatchObject({
       type: 'object',
@@ -398,12 +398,12 @@ describe('robustness', () => {
     const d = buildDocument({ title: 't', version: '1' }, [
       { method: 'PROPFIND', path: '/dav', operationId: 'dav', plan: { method: 'PROPFIND', pathParams: [] }, statusCode: 200 },
       { method: 'HEAD', path: '/dav', operationId: 'davHead', plan: { method: 'HEAD', pathParams: [] }, statusCode: 200 },
-    ]) as Json;
+    ], { http }) as Json;
     expect(Object.keys(d.paths['/dav'])).toEqual(['head']);
   });
 
   it('builds the same document twice', () => {
-    const again = buildDocument({ title: 'Demo', version: '1.2.3', description: 'An example' }, operations);
+    const again = buildDocument({ title: 'Demo', version: '1.2.3', description: 'An example' }, operations, { http });
     expect(again).toEqual(doc);
   });
 

@@ -1,5 +1,14 @@
 import { cookie, header, z } from '@fnapi/validation';
-import type { OperationDescription } from '../src/index.js';
+import { STATUS_CODES } from 'node:http';
+import type { HttpFacts, OperationDescription } from '../src/index.js';
+
+/** HTTP facts as a server passes them (`@fnapi/core` passes its own, tested in core's document tests). */
+export const http: HttpFacts = {
+  reasonPhrase: (status) => ({ 413: 'Content Too Large', 422: 'Unprocessable Content' })[status] ?? STATUS_CODES[status] ?? 'Error',
+  statusHasBody: (status) => !(status < 200 || status === 204 || status === 205 || status === 304),
+  jsonMediaType: 'application/json',
+  problemMediaType: 'application/problem+json',
+};
 
 /** A user model shared by several endpoints (one component, not copies). */
 export const User = z

@@ -2,7 +2,7 @@ import { validate } from '@hyperjump/json-schema/openapi-3-1';
 import { describe, expect, it } from 'vitest';
 import { z } from '@fnapi/validation';
 import { buildDocument, type OperationDescription } from '../src/index.js';
-import { operations } from './fixtures.js';
+import { operations, http } from './fixtures.js';
 
 const SCHEMA_BASE = 'https://spec.openapis.org/oas/3.1/schema-base';
 
@@ -14,13 +14,13 @@ async function check(document: Record<string, unknown>) {
 
 describe('OpenAPI 3.1 validity (schema-base dialect, offline)', () => {
   it('accepts the full example document', async () => {
-    const output = await check(buildDocument({ title: 'Demo', version: '1.2.3', description: 'An example' }, operations));
+    const output = await check(buildDocument({ title: 'Demo', version: '1.2.3', description: 'An example' }, operations, { http }));
     expect(output.valid ? [] : output.errors).toEqual([]);
     expect(output.valid).toBe(true);
   });
 
   it('accepts an empty document', async () => {
-    expect((await check(buildDocument({ title: 'Empty', version: '0.1.0' }, []))).valid).toBe(true);
+    expect((await check(buildDocument({ title: 'Empty', version: '0.1.0' }, [], { http }))).valid).toBe(true);
   });
 
   it('accepts a document with a replaced 422 schema, unions, nullables, records and tuples', async () => {
@@ -48,6 +48,7 @@ describe('OpenAPI 3.1 validity (schema-base dialect, offline)', () => {
       },
     ];
     const document = buildDocument({ title: 'Pets', version: '2.0.0' }, ops, {
+      http,
       validationErrorSchema: z.object({ message: z.string() }),
     });
     const output = await check(document);
@@ -56,7 +57,7 @@ describe('OpenAPI 3.1 validity (schema-base dialect, offline)', () => {
   });
 
   it('the validator does reject a broken document', async () => {
-    const document = buildDocument({ title: 'Demo', version: '1' }, operations) as any;
+    const document = buildDocument({ title: 'Demo', version: '1' }, operations, { http }) as any;
     document.paths['/health'].get.responses['200'] = { content: {} }; // description missing
     delete document.info.version;
     const output = await check(document);

@@ -52,6 +52,12 @@ export function isArraySchema(schema: z.ZodType): boolean {
   return defOf(unwrap(schema)).type === 'array';
 }
 
+/** True when the schema's values are JSON arrays: a `z.array` or a `z.tuple` (through wrappers). */
+export function isArrayLikeSchema(schema: z.ZodType): boolean {
+  const type = defOf(unwrap(schema)).type;
+  return type === 'array' || type === 'tuple';
+}
+
 /** True when a missing value is acceptable (optional, default, prefault, catch). */
 export function isOptional(schema: z.ZodType): boolean {
   return (schema as unknown as { _zod: { optin?: string } })._zod.optin !== undefined;

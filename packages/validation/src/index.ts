@@ -22,5 +22,6 @@ export {
   type ParamDescriptor,
   type BodyDescriptor,
 } from './binder.js';
+export { isArrayLikeSchema } from './convert.js';
 export { ValidationProblemSchema, validationProblem, type ValidationProblem } from './problem.js';
 export type { PathParamNames, InferInput } from './infer.js';
