@@ -58,4 +58,4 @@ const out: LoadResult = {
   non2xx: r.non2xx,
   cpu: (cpu.user + cpu.system) / wallUs,
 };
-process.stdout.write(JSON.stringify(out) + '\n');
+process.stdout.write(`${JSON.stringify(out)}\n`);

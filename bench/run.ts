@@ -134,7 +134,10 @@ const ENDPOINTS: Endpoint[] = [
 
 function pick<T extends { name: string }>(all: T[], list: string | undefined, what: string): T[] {
   if (!list) return all;
-  const names = list.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !all.some((x) => x.name === n));
   if (unknown.length > 0) {
     process.stderr.write(`unknown ${what}: ${unknown.join(', ')} (known: ${all.map((x) => x.name).join(', ')})\n`);
@@ -454,7 +457,7 @@ function table(header: string[], rows: string[][], align: ('l' | 'r')[]): string
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const cell = (s: string, i: number) => (align[i] === 'r' ? s.padStart(widths[i]!) : s.padEnd(widths[i]!));
   const line = (r: string[]) => `| ${r.map(cell).join(' | ')} |`;
-  const rule = `|${widths.map((w, i) => (align[i] === 'r' ? '-'.repeat(w + 1) + ':' : '-'.repeat(w + 2))).join('|')}|`;
+  const rule = `|${widths.map((w, i) => (align[i] === 'r' ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
 
@@ -523,16 +526,19 @@ async function main(): Promise<number> {
     const order = servers.map((_, i) => servers[(i + round) % servers.length]!);
     for (const ep of endpoints) {
       for (const s of order) {
-        const r = await runLoad({
-          url: s.base + ep.path,
-          method: ep.method,
-          headers: ep.body === undefined ? undefined : JSON_HEADERS,
-          body: ep.body,
-          connections: settings.connections,
-          pipelining: settings.pipelining,
-          duration: settings.duration,
-          warmup: settings.warmup,
-        }, s.child.pid);
+        const r = await runLoad(
+          {
+            url: s.base + ep.path,
+            method: ep.method,
+            headers: ep.body === undefined ? undefined : JSON_HEADERS,
+            body: ep.body,
+            connections: settings.connections,
+            pipelining: settings.pipelining,
+            duration: settings.duration,
+            warmup: settings.warmup,
+          },
+          s.child.pid,
+        );
         const key = `${s.fw.name}/${ep.name}`;
         const list = samples.get(key) ?? [];
         list.push(r);
@@ -616,18 +622,12 @@ async function main(): Promise<number> {
   );
   const summary = table(
     ['framework', ...endpoints.map((e) => e.name)],
-    frameworks.map((fw) => [
-      fw.label,
-      ...endpoints.map((ep) => fmtRatio(rows.find((r) => r.fw === fw && r.ep === ep)!.ratio)),
-    ]),
+    frameworks.map((fw) => [fw.label, ...endpoints.map((ep) => fmtRatio(rows.find((r) => r.fw === fw && r.ep === ep)!.ratio))]),
     ['l', ...endpoints.map(() => 'r' as const)],
   );
   const cpuSummary = table(
     ['framework', ...endpoints.map((e) => e.name)],
-    frameworks.map((fw) => [
-      fw.label,
-      ...endpoints.map((ep) => fmtRatio(rows.find((r) => r.fw === fw && r.ep === ep)!.cpuRatio)),
-    ]),
+    frameworks.map((fw) => [fw.label, ...endpoints.map((ep) => fmtRatio(rows.find((r) => r.fw === fw && r.ep === ep)!.cpuRatio))]),
     ['l', ...endpoints.map(() => 'r' as const)],
   );
   const cpuTable = table(
@@ -645,14 +645,10 @@ async function main(): Promise<number> {
   );
   if (anyBad) process.stdout.write('\n! some runs had errors, timeouts or non-2xx responses (see the errors column)\n');
   if (saturated) {
-    process.stdout.write(
-      '\n! the load generator used ~100% of its CPU in some runs: those servers may be faster than measured\n',
-    );
+    process.stdout.write('\n! the load generator used ~100% of its CPU in some runs: those servers may be faster than measured\n');
   }
   if (busy) {
-    process.stdout.write(
-      '\n! other processes used more than a quarter of a core during some runs: the machine was busy, expect noise\n',
-    );
+    process.stdout.write('\n! other processes used more than a quarter of a core during some runs: the machine was busy, expect noise\n');
   }
 
   if (!args['no-write']) {

@@ -31,7 +31,12 @@ const FRAMEWORKS = [
 /** One fresh process: milliseconds from app creation to the first answer, or undefined on timeout. */
 function once(file: string, size: number): number | undefined {
   const nodeArgs = ['--import', 'tsx', ...(args.source ? ['--conditions=@fnapi/source'] : []), join(here, file), String(size)];
-  const result = spawnSync(process.execPath, nodeArgs, { cwd: here, encoding: 'utf8', timeout: timeoutMs, env: { ...process.env, NODE_ENV: 'production' } });
+  const result = spawnSync(process.execPath, nodeArgs, {
+    cwd: here,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   if (result.error || result.status !== 0) {
     if (result.signal === 'SIGTERM') return undefined;
     throw new Error(`${file} ${size} failed: ${result.error?.message ?? result.stderr}`);
@@ -88,7 +93,7 @@ if (!args['no-write']) {
   const file = join(here, 'RESULTS.md');
   const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const start = current.indexOf('## Start-up');
-  let next = start === -1 ? -1 : current.indexOf('\n## ', start + 1);
+  const next = start === -1 ? -1 : current.indexOf('\n## ', start + 1);
   const before = start === -1 ? current.trimEnd() : current.slice(0, start).trimEnd();
   const after = next === -1 ? '' : current.slice(next + 1);
   writeFileSync(file, `${before}\n\n${section}${after ? `\n${after}` : ''}`);

@@ -34,5 +34,5 @@ app.post('/users', (req, res) => {
 });
 
 const server = app.listen(0, '127.0.0.1', () => {
-  process.stdout.write(JSON.stringify({ port: (server.address() as AddressInfo).port }) + '\n');
+  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
 });

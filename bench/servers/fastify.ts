@@ -86,4 +86,4 @@ app.post<{ Body: User }>(
 );
 
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
-process.stdout.write(JSON.stringify({ port: Number(new URL(address).port) }) + '\n');
+process.stdout.write(`${JSON.stringify({ port: Number(new URL(address).port) })}\n`);

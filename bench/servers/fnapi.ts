@@ -15,4 +15,4 @@ app.get(
 app.post('/users', { params: { user: User }, statusCode: 201 }, ({ user }) => user);
 
 const server = await app.run({ host: '127.0.0.1', port: 0, handleSignals: false });
-process.stdout.write(JSON.stringify({ port: server.port }) + '\n');
+process.stdout.write(`${JSON.stringify({ port: server.port })}\n`);

@@ -37,5 +37,5 @@ app.post('/users', async (c) => {
 });
 
 serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => {
-  process.stdout.write(JSON.stringify({ port: info.port }) + '\n');
+  process.stdout.write(`${JSON.stringify({ port: info.port })}\n`);
 });

@@ -7,8 +7,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const HELLO = JSON.stringify({ message: 'hello' });
 const INT = /^-?[0-9]+$/;
 // The same pattern zod 4 uses for z.email().
-const EMAIL =
-  /^(?!\.)(?!.*\.\.)([A-Za-z0-9_'+\-\.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9\-]*\.)+[A-Za-z]{2,}$/;
+const EMAIL = /^(?!\.)(?!.*\.\.)([A-Za-z0-9_'+\-.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
 const ROLES = new Set(['admin', 'user', 'guest']);
 const BODY_LIMIT = 1024 * 1024;
 
@@ -40,10 +39,16 @@ function decode(s: string): string | undefined {
 function userPosts(res: ServerResponse, path: string, query: string): void {
   // path is "/users/<id>/posts/<postId>"
   const parts = path.split('/');
-  if (parts.length !== 5 || parts[3] !== 'posts') return fail(res, 404, 'Not Found');
+  if (parts.length !== 5 || parts[3] !== 'posts') {
+    fail(res, 404, 'Not Found');
+    return;
+  }
   const id = toInt(decode(parts[2]!));
   const postId = toInt(decode(parts[4]!));
-  if (id === undefined || postId === undefined) return fail(res, 400, 'invalid path parameter');
+  if (id === undefined || postId === undefined) {
+    fail(res, 400, 'invalid path parameter');
+    return;
+  }
   let page = 1;
   let limit = 20;
   if (query.length > 0) {
@@ -52,7 +57,10 @@ function userPosts(res: ServerResponse, path: string, query: string): void {
       const key = decode(eq === -1 ? pair : pair.slice(0, eq));
       if (key !== 'page' && key !== 'limit') continue;
       const value = toInt(eq === -1 ? '' : decode(pair.slice(eq + 1)));
-      if (value === undefined) return fail(res, 400, `invalid query parameter ${key}`);
+      if (value === undefined) {
+        fail(res, 400, `invalid query parameter ${key}`);
+        return;
+      }
       if (key === 'page') page = value;
       else limit = value;
     }
@@ -93,7 +101,10 @@ function createUser(req: IncomingMessage, res: ServerResponse): void {
   const type = req.headers['content-type'];
   if (type === undefined || !type.startsWith('application/json')) {
     req.resume();
-    return fail(res, 415, 'expected application/json');
+    {
+      fail(res, 415, 'expected application/json');
+      return;
+    }
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -112,10 +123,16 @@ function createUser(req: IncomingMessage, res: ServerResponse): void {
       const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
       parsed = JSON.parse(text);
     } catch {
-      return fail(res, 400, 'malformed JSON');
+      {
+        fail(res, 400, 'malformed JSON');
+        return;
+      }
     }
     const user = validateUser(parsed);
-    if (typeof user === 'string') return fail(res, 422, `invalid ${user}`);
+    if (typeof user === 'string') {
+      fail(res, 422, `invalid ${user}`);
+      return;
+    }
     send(res, 201, JSON.stringify(user));
   });
 }
@@ -136,5 +153,5 @@ const server = createServer((req, res) => {
 });
 
 server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(JSON.stringify({ port: (server.address() as AddressInfo).port }) + '\n');
+  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
 });

@@ -50,9 +50,7 @@ export function createApp(options: { logger?: false } = {}): API {
     },
   );
 
-  const Address = z
-    .object({ street: z.string(), city: z.string(), country: z.string(), postal_code: z.string() })
-    .meta({ id: 'Address' });
+  const Address = z.object({ street: z.string(), city: z.string(), country: z.string(), postal_code: z.string() }).meta({ id: 'Address' });
   const User = z
     .object({
       name: z.string().min(2).max(50),

@@ -122,7 +122,7 @@ export class API extends RouteGroup implements Runtime {
   /** The pino logger core logs through (also handed to plugins). */
   get logger(): Logger {
     const option = this.options.logger;
-    return (this.loggerInstance ??= option === false ? silentLogger() : option ?? defaultLogger());
+    return (this.loggerInstance ??= option === false ? silentLogger() : (option ?? defaultLogger()));
   }
 
   /** The endpoints served, in registration order. */
@@ -291,6 +291,9 @@ function usableName(name: string): boolean {
 }
 
 function derivedOperationId(method: string, path: string): string {
-  const slug = path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  const slug = path
+    .replace(/[{}]/g, '')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   return `${method.toLowerCase()}_${slug || 'root'}`;
 }

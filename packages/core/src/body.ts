@@ -14,10 +14,7 @@ export function tooLarge(limit: number): PayloadTooLargeError {
 }
 
 /** Collects an async stream of chunks, failing with 413 as soon as the total passes `limit`. */
-export async function collectBody(
-  chunks: AsyncIterable<Uint8Array | string>,
-  limit: number,
-): Promise<Uint8Array> {
+export async function collectBody(chunks: AsyncIterable<Uint8Array | string>, limit: number): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of chunks) {

@@ -46,14 +46,10 @@ export function describeApp(settings: DocumentSettings, endpoints: Iterable<Regi
     const operation = operationOf(endpoint);
     if (operation) operations.push(operation);
   }
-  return buildDocument(
-    { title: settings.title, version: settings.version, description: settings.description },
-    operations,
-    {
-      http: { reasonPhrase, statusHasBody, jsonMediaType: JSON_TYPE, problemMediaType: PROBLEM_JSON },
-      validationErrorSchema: settings.validationError?.schema,
-    },
-  );
+  return buildDocument({ title: settings.title, version: settings.version, description: settings.description }, operations, {
+    http: { reasonPhrase, statusHasBody, jsonMediaType: JSON_TYPE, problemMediaType: PROBLEM_JSON },
+    validationErrorSchema: settings.validationError?.schema,
+  });
 }
 
 /** `/openapi.json` and the docs pages, as built-in routes; none when `openapiUrl` is null. */

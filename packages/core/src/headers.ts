@@ -24,7 +24,9 @@ export class RequestHeaders implements Iterable<[string, string]> {
     }
   }
   keys(): IterableIterator<string> {
-    return Object.keys(this.raw).filter((k) => this.raw[k] !== undefined)[Symbol.iterator]();
+    return Object.keys(this.raw)
+      .filter((k) => this.raw[k] !== undefined)
+      [Symbol.iterator]();
   }
   [Symbol.iterator](): IterableIterator<[string, string]> {
     return this.entries();

@@ -21,7 +21,9 @@ export class ResponseValidationError extends Error {
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return value instanceof Promise || (typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function');
+  return (
+    value instanceof Promise || (typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function')
+  );
 }
 
 function isStatus(value: unknown): value is number {
@@ -117,9 +119,7 @@ export function compileInvoker(method: string, path: string, pathParams: string[
       case 'none':
         return bindAndCall(request, undefined);
       case 'json':
-        return request
-          .bytes()
-          .then((bytes) => bindAndCall(request, bytes.byteLength === 0 ? undefined : request.parseJson(bytes)));
+        return request.bytes().then((bytes) => bindAndCall(request, bytes.byteLength === 0 ? undefined : request.parseJson(bytes)));
       default:
         return request.bytes().then((bytes) => {
           if (bytes.byteLength === 0) return bindAndCall(request, undefined);
@@ -146,14 +146,14 @@ export function compileInvoker(method: string, path: string, pathParams: string[
       Promise.resolve()
         .then(() => call(request))
         .then(
-        (response) => {
-          clearTimeout(timer);
-          resolve(response);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
+          (response) => {
+            clearTimeout(timer);
+            resolve(response);
+          },
+          (error: unknown) => {
+            clearTimeout(timer);
+            reject(error);
+          },
+        );
     });
 }

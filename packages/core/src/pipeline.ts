@@ -43,8 +43,7 @@ export function compose(middleware: readonly Middleware[], final: Step): Step {
   let next: CallNext = toAsync(final);
   for (let i = middleware.length - 1; i >= 0; i--) {
     const current = middleware[i]!;
-    const dispatch =
-      typeof current === 'function' ? current : (current as MiddlewareObject).dispatch.bind(current);
+    const dispatch = typeof current === 'function' ? current : (current as MiddlewareObject).dispatch.bind(current);
     if (typeof dispatch !== 'function') throw new TypeError(`${describe(current)} has no dispatch(request, callNext)`);
     const inner = next;
     const name = describe(current);

@@ -38,8 +38,14 @@ const REQUEST_EVENTS: ReadonlySet<EventName> = new Set(['request_received', 'res
 
 type Maybe<T> = T | undefined | void;
 export type PreRequestHook = (request: Request) => Maybe<Request> | Promise<Maybe<Request>>;
-export type PostResponseHook = (response: Response, request: Request) => Maybe<Response | globalThis.Response> | Promise<Maybe<Response | globalThis.Response>>;
-export type OnErrorHook = (error: unknown, request: Request) => Maybe<Response | globalThis.Response> | Promise<Maybe<Response | globalThis.Response>>;
+export type PostResponseHook = (
+  response: Response,
+  request: Request,
+) => Maybe<Response | globalThis.Response> | Promise<Maybe<Response | globalThis.Response>>;
+export type OnErrorHook = (
+  error: unknown,
+  request: Request,
+) => Maybe<Response | globalThis.Response> | Promise<Maybe<Response | globalThis.Response>>;
 export type OnEventHook = (event: EventName, payload: Record<string, unknown>) => unknown;
 export type EventCallback = (payload: Record<string, unknown>) => unknown;
 
@@ -113,7 +119,9 @@ export class PluginManager {
     if (this.entries.has(metadata.name)) throw new Error(`A plugin named "${metadata.name}" is already registered`);
     const missing = (metadata.dependencies ?? []).filter((d) => !this.entries.has(d));
     if (missing.length > 0) {
-      throw new Error(`Plugin "${metadata.name}" depends on ${missing.map((m) => `"${m}"`).join(', ')}: register ${missing.length > 1 ? 'them' : 'it'} first`);
+      throw new Error(
+        `Plugin "${metadata.name}" depends on ${missing.map((m) => `"${m}"`).join(', ')}: register ${missing.length > 1 ? 'them' : 'it'} first`,
+      );
     }
     plugin.initialize?.(this.api);
     this.entries.set(metadata.name, { plugin, metadata, active: true });
@@ -156,10 +164,18 @@ export class PluginManager {
       if (typeof plugin.onEvent === 'function') events.push({ fn: plugin.onEvent.bind(plugin), plugin: name });
       for (const [hook, fn] of plugin.registeredHooks?.() ?? []) {
         switch (hook) {
-          case 'preRequest': pre.push({ fn: fn as PreRequestHook, plugin: name }); break;
-          case 'postResponse': post.push({ fn: fn as PostResponseHook, plugin: name }); break;
-          case 'onError': onError.push({ fn: fn as OnErrorHook, plugin: name }); break;
-          case 'onEvent': events.push({ fn: fn as OnEventHook, plugin: name }); break;
+          case 'preRequest':
+            pre.push({ fn: fn as PreRequestHook, plugin: name });
+            break;
+          case 'postResponse':
+            post.push({ fn: fn as PostResponseHook, plugin: name });
+            break;
+          case 'onError':
+            onError.push({ fn: fn as OnErrorHook, plugin: name });
+            break;
+          case 'onEvent':
+            events.push({ fn: fn as OnEventHook, plugin: name });
+            break;
           default: {
             const list = named.get(hook) ?? [];
             list.push({ fn: fn as EventCallback, plugin: name });

@@ -11,7 +11,6 @@ export interface ResponseOptions {
 
 export type BodyChunk = string | Uint8Array;
 
-
 function isBytes(value: unknown): value is Uint8Array | ArrayBuffer {
   return value instanceof Uint8Array || value instanceof ArrayBuffer;
 }

@@ -116,7 +116,8 @@ export abstract class RouteGroup {
   /** Serves a router's endpoints under its prefix, including endpoints added to it later. */
   includeRouter(router: Router): this {
     if (!(router instanceof Router)) throw new TypeError('includeRouter() takes a Router');
-    if (router === (this as unknown) || router.contains(this)) throw new Error('A router cannot include itself or a router that includes it');
+    if (router === (this as unknown) || router.contains(this))
+      throw new Error('A router cannot include itself or a router that includes it');
     const item: Item = { kind: 'router', router };
     this.items.push(item);
     try {

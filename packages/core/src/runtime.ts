@@ -40,8 +40,10 @@ export interface ErrorResponseOptions {
 let fallbackPolicy: ErrorPolicy | undefined;
 
 function policyOf(request: Request): ErrorPolicy {
-  return (request.errorPolicy as ErrorPolicy | undefined) ??
-    (fallbackPolicy ??= { plugins: undefined, logger: defaultLogger(), debug: false, validationError: undefined });
+  return (
+    (request.errorPolicy as ErrorPolicy | undefined) ??
+    (fallbackPolicy ??= { plugins: undefined, logger: defaultLogger(), debug: false, validationError: undefined })
+  );
 }
 
 /**
@@ -61,7 +63,8 @@ function problemFor(error: unknown, request: Request, policy: ErrorPolicy, optio
   const log = options?.logExceptions ?? true;
   const logger = options?.logger ?? policy.logger;
   if (error instanceof HTTPError) {
-    if (log && error.statusCode >= 500) logger.error({ err: error, method: request.method, path: request.path, route: request.route }, 'request failed');
+    if (log && error.statusCode >= 500)
+      logger.error({ err: error, method: request.method, path: request.path, route: request.route }, 'request failed');
     if (error instanceof RequestValidationError) {
       const format = policy.validationError;
       if (format) {

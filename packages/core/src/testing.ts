@@ -59,7 +59,13 @@ export class TestClient {
       }
       target += `${path.includes('?') ? '&' : '?'}${search}`;
     }
-    const response = await this.pool.request({ method: method.toUpperCase() as 'GET', path: target, headers, body, signal: options.signal });
+    const response = await this.pool.request({
+      method: method.toUpperCase() as 'GET',
+      path: target,
+      headers,
+      body,
+      signal: options.signal,
+    });
     const text = await response.body.text();
     const out: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) out[name] = value;

@@ -14,9 +14,7 @@ const User = z.object({
   age: z.int().min(18).max(120),
   role: z.enum(['admin', 'user', 'guest']).default('user'),
   tags: z.array(z.string()).default([]),
-  address: z
-    .object({ street: z.string(), city: z.string(), country: z.string(), postal_code: z.string() })
-    .optional(),
+  address: z.object({ street: z.string(), city: z.string(), country: z.string(), postal_code: z.string() }).optional(),
 });
 
 const ADA = { name: 'Ada', email: 'ada@example.com', age: 36 };
@@ -29,10 +27,10 @@ function build(): API {
   app.api({ route: '/hello/{name}' }, ({ name }) => ({ name, type: typeof name }));
   app.api({ route: '/flags', params: { on: z.boolean() } }, ({ on }) => ({ on }));
   app.api({ route: '/colors', params: { color: z.enum(['red', 'green']) } }, ({ color }) => ({ color }));
-  app.api(
-    { route: '/search', params: { q: z.string(), page: z.int().default(1), limit: z.int().optional() } },
-    (input) => ({ ...input, hasLimit: 'limit' in input }),
-  );
+  app.api({ route: '/search', params: { q: z.string(), page: z.int().default(1), limit: z.int().optional() } }, (input) => ({
+    ...input,
+    hasLimit: 'limit' in input,
+  }));
   app.api({ route: '/tags', params: { tag: z.array(z.string()) } }, ({ tag }) => ({ tag }));
   app.api({ route: '/ids', params: { id: z.array(z.int()).default([]) } }, ({ id }) => ({ id }));
   app.api(
@@ -46,14 +44,8 @@ function build(): API {
   app.api({ route: '/users', method: 'POST', params: { user: User }, statusCode: 201 }, ({ user }) => user);
   app.api({ route: '/headers', params: { x_request_id: header(z.string()) } }, (input) => input);
   app.api({ route: '/limited', params: { x_limit: header(z.int().optional()) } }, (input) => input);
-  app.api(
-    { route: '/cookies', params: { session: cookie(z.string()), visits: cookie(z.int().optional()) } },
-    (input) => input,
-  );
-  app.api(
-    { route: '/pages/{book}', method: 'POST', params: { book: z.int(), page: query(z.int()), note: z.string() } },
-    (input) => input,
-  );
+  app.api({ route: '/cookies', params: { session: cookie(z.string()), visits: cookie(z.int().optional()) } }, (input) => input);
+  app.api({ route: '/pages/{book}', method: 'POST', params: { book: z.int(), page: query(z.int()), note: z.string() } }, (input) => input);
   app.api({ route: '/reasons', method: 'DELETE', params: { reason: body(z.string()) } }, (input) => input);
   return app;
 }
@@ -105,7 +97,9 @@ const cases: Case[] = [
       ['1', true],
       ['0', false],
     ] as const
-  ).map((entry): Case => ({ name: `boolean query ${entry[0]}`, call: { path: `/flags?on=${entry[0]}` }, status: 200, json: { on: entry[1] } })),
+  ).map(
+    (entry): Case => ({ name: `boolean query ${entry[0]}`, call: { path: `/flags?on=${entry[0]}` }, status: 200, json: { on: entry[1] } }),
+  ),
   ...['yes', 'TRUE', 'True', 'on', ''].map(
     (bad): Case => ({
       name: `boolean query rejects ${JSON.stringify(bad)}`,
@@ -417,4 +411,3 @@ describe('a custom validationError format', () => {
     });
   });
 });
-

@@ -100,7 +100,9 @@ describe.skipIf(!available)('docs pages of the example app in headless Chromium'
     await hello.getByRole('button', { name: 'Execute' }).click();
     const live = hello.locator('.live-responses-table');
     await expect.poll(() => live.locator('.response .response-col_status').first().textContent()).toContain('200');
-    await expect.poll(() => live.locator('.response-col_description .microlight').first().textContent()).toContain('"message": "Hello, Ada!"');
+    await expect
+      .poll(() => live.locator('.response-col_description .microlight').first().textContent())
+      .toContain('"message": "Hello, Ada!"');
     expect(opened.requests).toContain(`${client.url}/hello/Ada`);
 
     expectClean(opened);

@@ -8,16 +8,7 @@ import { TestClient } from '@fnapi/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp as createExampleApp } from '../../../examples/basic/src/app.js';
 import { createCustomValidationApp, createEverythingApp, CustomValidationError, SLOW_TIMEOUT } from './support/docs-apps.js';
-import {
-  type Doc,
-  operation,
-  operationKeys,
-  parameter,
-  parameterList,
-  refsIn,
-  statuses,
-  validateOpenAPI,
-} from './support/openapi.js';
+import { type Doc, operation, operationKeys, parameter, parameterList, refsIn, statuses, validateOpenAPI } from './support/openapi.js';
 
 const PROBLEM = 'application/problem+json';
 const ASSET_CACHE = 'public, max-age=31536000, immutable';
@@ -101,7 +92,10 @@ describe('/openapi.json of the example app', () => {
 
     const create = operation(doc, 'POST', '/users');
     expect(statuses(create)).toEqual(['201', '400', '413', '415', '422']);
-    expect(create.requestBody).toEqual({ required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/User' } } } });
+    expect(create.requestBody).toEqual({
+      required: true,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/User' } } },
+    });
     expect(doc.components?.schemas?.User).toMatchObject({ type: 'object', required: expect.arrayContaining(['name', 'email', 'age']) });
 
     const echo = operation(doc, 'POST', '/echo');
@@ -175,7 +169,10 @@ describe('/openapi.json of an app using every endpoint option', () => {
       ['GET', '/admin/users/{user_id}'],
     ] as const) {
       const params = parameterList(operation(doc, method, path));
-      expect(params.filter(([location]) => location !== 'path'), `${method} ${path}`).toEqual([]);
+      expect(
+        params.filter(([location]) => location !== 'path'),
+        `${method} ${path}`,
+      ).toEqual([]);
       expect(params.length, `${method} ${path}`).toBe(1);
     }
     expect(parameterList(operation(doc, 'GET', '/admin/audit/events'))).toEqual([['query', 'since', false]]);
@@ -300,12 +297,22 @@ describe('/openapi.json of an app using every endpoint option', () => {
       const op = operation(doc, method, path);
       return { operationId: op.operationId, tags: op.tags, deprecated: op.deprecated, summary: op.summary };
     };
-    expect(summary('GET', '/items/{item_id}')).toEqual({ operationId: 'readItem', tags: ['items'], deprecated: undefined, summary: 'Read an item' });
+    expect(summary('GET', '/items/{item_id}')).toEqual({
+      operationId: 'readItem',
+      tags: ['items'],
+      deprecated: undefined,
+      summary: 'Read an item',
+    });
     expect(operation(doc, 'GET', '/items/{item_id}').description).toBe(
       'One item by id, with request metadata from a header, a cookie and the query.',
     );
     expect(summary('GET', '/items')).toEqual({ operationId: 'listItems', tags: ['items'], deprecated: undefined, summary: 'List items' });
-    expect(summary('DELETE', '/items/{item_id}')).toEqual({ operationId: 'deleteItem', tags: ['items'], deprecated: true, summary: 'Delete an item' });
+    expect(summary('DELETE', '/items/{item_id}')).toEqual({
+      operationId: 'deleteItem',
+      tags: ['items'],
+      deprecated: true,
+      summary: 'Delete an item',
+    });
     expect(summary('GET', '/health')).toEqual({ operationId: 'get_health', tags: undefined, deprecated: undefined, summary: undefined });
     expect(summary('GET', '/slow')).toMatchObject({ operationId: 'slow', tags: undefined });
     expect(summary('GET', '/admin/users/{user_id}')).toMatchObject({ operationId: 'adminGetUser', tags: ['admin', 'users'] });
@@ -333,7 +340,12 @@ describe('/openapi.json of an app using every endpoint option', () => {
     const created = await client.post('/items', { json: { name: 'Ink', price: 3 } });
     expect(created.status).toBe(201);
     expect(created.json()).toMatchObject({ name: 'Ink', price: 3, tags: [] });
-    expect((await client.put('/items/1', { json: { name: 'Pencil', price: 1 } })).json()).toEqual({ id: 1, name: 'Pencil', price: 1, tags: [] });
+    expect((await client.put('/items/1', { json: { name: 'Pencil', price: 1 } })).json()).toEqual({
+      id: 1,
+      name: 'Pencil',
+      price: 1,
+      tags: [],
+    });
     expect((await client.patch('/items/1/note', { json: { note: 'hi' } })).json()).toEqual({ item_id: 1, note: 'hi', pinned: false });
     expect((await client.delete('/items/2')).status).toBe(204);
     expect((await client.get('/admin/users/7')).json()).toEqual({ user_id: 7 });
@@ -479,10 +491,7 @@ describe('docs routes: on, off and moved', () => {
 
   it('openapiUrl: null turns the document, both pages and their assets off', async () => {
     const reference = await started(new API({ logger: false }));
-    const assets = [
-      ...assetUrls((await reference.get('/docs')).body),
-      ...assetUrls((await reference.get('/redoc')).body),
-    ];
+    const assets = [...assetUrls((await reference.get('/docs')).body), ...assetUrls((await reference.get('/redoc')).body)];
     expect(assets.length).toBeGreaterThan(0);
     const app = new API({ logger: false, openapiUrl: null, docsUrl: '/docs', redocUrl: '/redoc' });
     app.get('/ping', () => 'pong');

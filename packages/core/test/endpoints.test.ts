@@ -8,17 +8,18 @@ import { type Case, runTable, serve, viaInject } from './helpers.js';
 type Doc = { paths: Record<string, Record<string, { operationId: string; tags?: string[]; summary?: string; deprecated?: boolean }>> };
 
 // Endpoint definitions that live on their own, as in a module of their own.
-export const getGreeting = api({ route: '/greetings/{name}', params: { loud: z.boolean().default(false) } })(
-  function greet({ name, loud }) {
-    const text = `Hello, ${name}!`;
-    return { text: loud ? text.toUpperCase() : text };
-  },
-);
-const noteDefinition = api({ route: '/notes', method: 'POST', params: { text: z.string() }, statusCode: 201 })(
-  async function createNote({ text }) {
-    return { text };
-  },
-);
+export const getGreeting = api({ route: '/greetings/{name}', params: { loud: z.boolean().default(false) } })(function greet({
+  name,
+  loud,
+}) {
+  const text = `Hello, ${name}!`;
+  return { text: loud ? text.toUpperCase() : text };
+});
+const noteDefinition = api({ route: '/notes', method: 'POST', params: { text: z.string() }, statusCode: 201 })(async function createNote({
+  text,
+}) {
+  return { text };
+});
 const anonymous = api({ route: '/anonymous/{id}', method: 'PUT' })(({ id }) => ({ id }));
 
 class Users {
@@ -62,9 +63,11 @@ function build(): API {
   app.include(new Users());
   const admin = new Router({ prefix: '/admin', tags: ['admin'] });
   admin.include(new Admin());
-  admin.include(api({ route: '/stats' })(function adminStats() {
-    return { stats: true };
-  }));
+  admin.include(
+    api({ route: '/stats' })(function adminStats() {
+      return { stats: true };
+    }),
+  );
   app.includeRouter(admin);
   app.get('/short/{x}', ({ x }) => ({ x }));
   app.get('/short-opts', { params: { n: z.int() }, summary: 'With options', deprecated: true }, ({ n }) => ({ n }));
@@ -80,7 +83,12 @@ function build(): API {
 const cases: Case[] = [
   { name: 'api(options)(fn) + app.include', call: { path: '/greetings/Ada' }, status: 200, json: { text: 'Hello, Ada!' } },
   { name: 'a definition with a query param', call: { path: '/greetings/Ada?loud=1' }, status: 200, json: { text: 'HELLO, ADA!' } },
-  { name: 'definitions passed in an array', call: { method: 'POST', path: '/notes', json: { text: 'n' } }, status: 201, json: { text: 'n' } },
+  {
+    name: 'definitions passed in an array',
+    call: { method: 'POST', path: '/notes', json: { text: 'n' } },
+    status: 201,
+    json: { text: 'n' },
+  },
   { name: 'an anonymous definition', call: { method: 'PUT', path: '/anonymous/9' }, status: 200, json: { id: '9' } },
   {
     name: 'a decorated method, this bound',
@@ -88,13 +96,24 @@ const cases: Case[] = [
     status: 200,
     json: { user_id: 1, name: 'Ada', from: 'users' },
   },
-  { name: 'a decorated method returning a tuple', call: { path: '/users/5' }, status: 404, json: { missing: 5 }, contentType: 'application/json' },
+  {
+    name: 'a decorated method returning a tuple',
+    call: { path: '/users/5' },
+    status: 404,
+    json: { missing: 5 },
+    contentType: 'application/json',
+  },
   {
     name: 'a decorated method validates its params',
     call: { method: 'POST', path: '/users', json: { name: 'A' } },
     status: 422,
   },
-  { name: 'a decorated method with an explicit operationId', call: { path: '/users/count' }, status: 200, check: (r) => expect(typeof r.json().count).toBe('number') },
+  {
+    name: 'a decorated method with an explicit operationId',
+    call: { path: '/users/count' },
+    status: 200,
+    check: (r) => expect(typeof r.json().count).toBe('number'),
+  },
   { name: 'a decorated class in a router', call: { path: '/admin/health' }, status: 200, json: { ok: true, self: true } },
   { name: 'router.include(def)', call: { path: '/admin/stats' }, status: 200, json: { stats: true } },
   { name: 'undecorated methods are not served', call: { path: '/helper' }, status: 404 },
@@ -248,6 +267,7 @@ describe('registration errors', () => {
 
   it('@api on a static method is refused', () => {
     expect(() => {
+      // biome-ignore lint/complexity/noStaticOnlyClass: the mistake under test is a decorated static method
       class S {
         @api({ route: '/s' })
         static handler() {

@@ -2,16 +2,7 @@
  * The middleware chain of core, through all three transports.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  API,
-  type CallNext,
-  compose,
-  ForbiddenError,
-  NotFoundError,
-  Request,
-  Response,
-  z,
-} from '../src/index.js';
+import { API, type CallNext, compose, ForbiddenError, NotFoundError, Request, Response, z } from '../src/index.js';
 import { GENERIC_500, problem, serve, TRANSPORTS, validationBody, viaInject } from './helpers.js';
 
 const log: string[] = [];

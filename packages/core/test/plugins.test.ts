@@ -2,15 +2,7 @@
  * Core's PluginManager with plain-object plugins: hook order, onError, failing hooks and events.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  API,
-  type EventName,
-  NotFoundError,
-  type PluginLike,
-  Request,
-  Response,
-  z,
-} from '../src/index.js';
+import { API, type EventName, NotFoundError, type PluginLike, Request, Response, z } from '../src/index.js';
 import { GENERIC_500, problem, serve, TRANSPORTS, viaInject, withTransport } from './helpers.js';
 import { TestClient } from '../src/testing.js';
 
@@ -226,8 +218,7 @@ describe('failing and replacing hooks', () => {
     const app = new API({ logger: false });
     app.pluginManager.register({
       getMetadata: () => ({ name: 'rewrite', version: '1.0.0' }),
-      preRequest: (request) =>
-        new Request({ method: request.method, path: '/rewritten', headers: { 'x-from': 'plugin' } }),
+      preRequest: (request) => new Request({ method: request.method, path: '/rewritten', headers: { 'x-from': 'plugin' } }),
       postResponse: (response) => (response.statusCode === 200 ? new globalThis.Response('replaced', { status: 202 }) : undefined),
     });
     let seenHeader: string | null = null;
@@ -414,9 +405,9 @@ describe('plugin registration', () => {
 
   it('refuses a plugin whose dependencies are not registered', () => {
     const app = new API({ logger: false });
-    expect(() =>
-      app.pluginManager.register({ getMetadata: () => ({ name: 'child', version: '1', dependencies: ['parent'] }) }),
-    ).toThrow('Plugin "child" depends on "parent": register it first');
+    expect(() => app.pluginManager.register({ getMetadata: () => ({ name: 'child', version: '1', dependencies: ['parent'] }) })).toThrow(
+      'Plugin "child" depends on "parent": register it first',
+    );
     app.pluginManager.register({ getMetadata: () => ({ name: 'parent', version: '1' }) });
     app.pluginManager.register({ getMetadata: () => ({ name: 'child', version: '1', dependencies: ['parent'] }) });
     expect(app.pluginManager.plugins).toHaveLength(2);

@@ -158,7 +158,13 @@ describe('the Request object', () => {
 
 describe('Request built directly', () => {
   it('buffers the body once for every reader', async () => {
-    const request = new Request({ method: 'post', path: '/x', query: 'a=1', headers: { 'content-type': 'application/json' }, body: '{"n":1}' });
+    const request = new Request({
+      method: 'post',
+      path: '/x',
+      query: 'a=1',
+      headers: { 'content-type': 'application/json' },
+      body: '{"n":1}',
+    });
     expect(request.method).toBe('POST');
     const [a, b] = await Promise.all([request.json(), request.json()]);
     expect(a).toEqual({ n: 1 });

@@ -2,16 +2,7 @@
  * What a handler returns and what the client receives, through all three transports.
  */
 import { describe, expect } from 'vitest';
-import {
-  API,
-  HTMLResponse,
-  JSONResponse,
-  PlainTextResponse,
-  RedirectResponse,
-  Response,
-  StreamingResponse,
-  z,
-} from '../src/index.js';
+import { API, HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse, z } from '../src/index.js';
 import { type Case, GENERIC_500, HTML_TYPE, JSON_TYPE, runTable, serve, TEXT_TYPE, withoutStack } from './helpers.js';
 
 const Public = z.object({ id: z.int(), name: z.string() });
@@ -96,7 +87,15 @@ function build(debug: boolean): API {
         { mediaType: 'application/json', statusCode: 206 },
       ),
   );
-  app.get('/stream/default-type', () => new StreamingResponse((async function* () { yield 'x'; })()));
+  app.get(
+    '/stream/default-type',
+    () =>
+      new StreamingResponse(
+        (async function* () {
+          yield 'x';
+        })(),
+      ),
+  );
   // Web Response
   app.get('/web', () => {
     const headers = new Headers({ 'content-type': 'text/plain', 'x-web': 'yes' });
@@ -139,7 +138,13 @@ const cases: Case[] = [
     json: GENERIC_500,
   },
   { name: 'undefined is 204 with no body', call: { path: '/nothing' }, status: 204, text: '', contentType: null },
-  { name: 'an async handler resolving to undefined', call: { method: 'DELETE', path: '/nothing-async' }, status: 204, text: '', contentType: null },
+  {
+    name: 'an async handler resolving to undefined',
+    call: { method: 'DELETE', path: '/nothing-async' },
+    status: 204,
+    text: '',
+    contentType: null,
+  },
   {
     name: 'undefined with statusCode set keeps that status',
     call: { path: '/nothing-202' },
@@ -174,7 +179,13 @@ const cases: Case[] = [
     contentType: null,
     headers: { location: 'https://example.com/' },
   },
-  { name: 'Response of an object is JSON', call: { path: '/response/plain-object' }, status: 418, json: { ok: true }, contentType: JSON_TYPE },
+  {
+    name: 'Response of an object is JSON',
+    call: { path: '/response/plain-object' },
+    status: 418,
+    json: { ok: true },
+    contentType: JSON_TYPE,
+  },
   { name: 'Response of a string is text', call: { path: '/response/plain-string' }, status: 200, text: 'words', contentType: TEXT_TYPE },
   {
     name: 'Response of bytes is application/octet-stream',
@@ -199,7 +210,13 @@ const cases: Case[] = [
     json: { ok: true },
     headers: { 'set-cookie': ['a=1; Path=/', 'b=2; Secure', 'c=3'] },
   },
-  { name: 'returned bytes are application/octet-stream', call: { path: '/bytes' }, status: 200, text: 'abc', contentType: 'application/octet-stream' },
+  {
+    name: 'returned bytes are application/octet-stream',
+    call: { path: '/bytes' },
+    status: 200,
+    text: 'abc',
+    contentType: 'application/octet-stream',
+  },
   {
     name: 'StreamingResponse from an async generator',
     call: { path: '/stream/generator' },
@@ -230,7 +247,14 @@ const cases: Case[] = [
     contentType: 'text/plain',
     headers: { 'x-web': 'yes', 'set-cookie': ['a=1; Path=/; HttpOnly', 'b=2; Path=/'] },
   },
-  { name: 'a Web Response without a body', call: { path: '/web-empty' }, status: 204, text: '', contentType: null, headers: { 'x-empty': '1' } },
+  {
+    name: 'a Web Response without a body',
+    call: { path: '/web-empty' },
+    status: 204,
+    text: '',
+    contentType: null,
+    headers: { 'x-empty': '1' },
+  },
   { name: 'Response.json()', call: { path: '/web-json' }, status: 202, json: { web: true }, contentType: JSON_TYPE },
 ];
 

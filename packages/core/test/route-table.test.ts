@@ -14,7 +14,15 @@ function build(): API {
   app.get('/users/me/settings/{key}', ({ key }) => ({ key }));
   app.get('/files/{a}/{b}', ({ a, b }) => [a, b]);
   app.get('/', () => 'root');
-  app.get('/stream', () => new StreamingResponse((async function* () { yield 'never read by HEAD'; })()));
+  app.get(
+    '/stream',
+    () =>
+      new StreamingResponse(
+        (async function* () {
+          yield 'never read by HEAD';
+        })(),
+      ),
+  );
   return app;
 }
 
@@ -39,7 +47,13 @@ const cases: Case[] = [
     text: '',
     contentType: 'application/octet-stream',
   },
-  { name: 'the OpenAPI document is served', call: { path: '/openapi.json' }, status: 200, contentType: JSON_TYPE, check: (r) => expect(r.json().openapi).toMatch(/^3\.1/) },
+  {
+    name: 'the OpenAPI document is served',
+    call: { path: '/openapi.json' },
+    status: 200,
+    contentType: JSON_TYPE,
+    check: (r) => expect(r.json().openapi).toMatch(/^3\.1/),
+  },
 ];
 
 describe('route matching', () => {

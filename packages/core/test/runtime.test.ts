@@ -58,7 +58,9 @@ describe('registration', () => {
 
   it('refuses a path parameter whose schema cannot be read from a string, naming the endpoint', () => {
     const app = new API({ logger: false });
-    expect(() => app.get('/x/{id}', { params: { id: z.object({ a: z.string() }) } }, () => ({}))).toThrow(/GET \/x\/\{id\}: Path parameter "id" has an object schema/);
+    expect(() => app.get('/x/{id}', { params: { id: z.object({ a: z.string() }) } }, () => ({}))).toThrow(
+      /GET \/x\/\{id\}: Path parameter "id" has an object schema/,
+    );
   });
 
   it('compiles lazily: the first request sees every registration, later ones recompile once', async () => {

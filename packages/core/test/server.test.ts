@@ -97,7 +97,11 @@ describe('request bodies over bodyLimit on a real connection', () => {
   });
 
   it('is 413 for a chunked body read by the handler itself', async () => {
-    const res = await postChunked(served.client.url, '/raw', Array.from({ length: 6 }, () => 'q'.repeat(300)));
+    const res = await postChunked(
+      served.client.url,
+      '/raw',
+      Array.from({ length: 6 }, () => 'q'.repeat(300)),
+    );
     expect(res.status).toBe(413);
     expect(JSON.parse(res.body)).toEqual(TOO_LARGE);
   });
@@ -139,10 +143,7 @@ describe('the 16 KiB cap on the request line and headers', () => {
   });
 
   it('answers 431 past it', async () => {
-    const answer = await rawExchange(
-      served.client.url,
-      `GET /ok HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
-    );
+    const answer = await rawExchange(served.client.url, `GET /ok HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`);
     expect(answer).toMatch(/^HTTP\/1\.1 431 /);
   });
 

@@ -134,7 +134,11 @@ describe('app.fetch', () => {
 
   it('reads a Web Request body', async () => {
     const res = await app.fetch(
-      new Request('http://localhost/echo', { method: 'POST', body: JSON.stringify({ a: 2 }), headers: { 'content-type': 'application/json' } }),
+      new Request('http://localhost/echo', {
+        method: 'POST',
+        body: JSON.stringify({ a: 2 }),
+        headers: { 'content-type': 'application/json' },
+      }),
     );
     expect(await res.json()).toEqual({ contentType: 'application/json', text: '{"a":2}' });
   });

@@ -4,17 +4,14 @@ import { API, api, header, Router, z, type Request } from '@fnapi/core';
 describe('handler input types', () => {
   it('infers path parameters from the route literal and the rest from params', () => {
     const app = new API();
-    app.api(
-      { route: '/hello/{name}', params: { greeting: z.string().optional() } },
-      (input, request) => {
-        expectTypeOf(input.name).toEqualTypeOf<string>();
-        expectTypeOf(input.greeting).toEqualTypeOf<string | undefined>();
-        expectTypeOf(request).toEqualTypeOf<Request>();
-        // @ts-expect-error: not a parameter of this endpoint
-        void input.other;
-        return { ok: true };
-      },
-    );
+    app.api({ route: '/hello/{name}', params: { greeting: z.string().optional() } }, (input, request) => {
+      expectTypeOf(input.name).toEqualTypeOf<string>();
+      expectTypeOf(input.greeting).toEqualTypeOf<string | undefined>();
+      expectTypeOf(request).toEqualTypeOf<Request>();
+      // @ts-expect-error: not a parameter of this endpoint
+      void input.other;
+      return { ok: true };
+    });
   });
 
   it('types path parameters declared in params by their schema', () => {

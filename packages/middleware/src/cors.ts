@@ -74,11 +74,7 @@ export class CORSMiddleware extends Middleware {
 
   async dispatch(request: Request, callNext: CallNext): Promise<Response> {
     const origin = request.headers.get('origin');
-    if (
-      request.method === 'OPTIONS' &&
-      origin !== null &&
-      request.headers.has('access-control-request-method')
-    ) {
+    if (request.method === 'OPTIONS' && origin !== null && request.headers.has('access-control-request-method')) {
       return this.preflight(request, origin);
     }
     const response = await callNext(request);

@@ -121,7 +121,7 @@ describe.skipIf(!available)('CORS in a real browser', () => {
     expect(consoleMessages.join('\n')).toMatch(/CORS policy/);
   });
 
-  it("lets any page read from a wildcard API, but not with credentials", async () => {
+  it('lets any page read from a wildcard API, but not with credentials', async () => {
     expect(await call(`${wildcard.url}/data`)).toMatchObject({ ok: true, status: 200 });
     const credentialed = await call(`${wildcard.url}/data`, { credentials: 'include' });
     expect(credentialed.ok).toBe(false);

@@ -95,9 +95,7 @@ describe('ErrorHandlingMiddleware', () => {
     expect(debugOnly.debug).toEqual({ name: 'RangeError', message: 'value out of range' });
     await client.close();
 
-    client = await TestClient.start(
-      failingApp(new ErrorHandlingMiddleware({ debug: true, includeTraceback: true, logExceptions: false })),
-    );
+    client = await TestClient.start(failingApp(new ErrorHandlingMiddleware({ debug: true, includeTraceback: true, logExceptions: false })));
     const withStack = (await client.get('/boom')).json<Record<string, any>>();
     expect(withStack.debug.name).toBe('RangeError');
     expect(withStack.debug.message).toBe('value out of range');
@@ -140,7 +138,14 @@ describe('LoggingMiddleware', () => {
     await client.post('/users', { json: {} });
     await client.get('/nowhere');
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatchObject({ level: 30, method: 'GET', path: '/users/42', route: '/users/{user_id}', status: 200, msg: 'request completed' });
+    expect(lines[0]).toMatchObject({
+      level: 30,
+      method: 'GET',
+      path: '/users/42',
+      route: '/users/{user_id}',
+      status: 200,
+      msg: 'request completed',
+    });
     expect(lines[1]).toMatchObject({ method: 'POST', path: '/users', route: '/users', status: 400 });
     expect(lines[2]).toMatchObject({ method: 'GET', path: '/nowhere', status: 404 });
     expect(lines[2]!.route).toBeUndefined();

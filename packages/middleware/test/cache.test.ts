@@ -28,9 +28,19 @@ function countingApp(cache: CacheMiddleware) {
   app.get('/fail', () => new Response({ n: count('fail') }, { statusCode: 503 }));
   app.get('/stream', () => {
     count('stream');
-    return new StreamingResponse((async function* () { yield 'a'; yield 'b'; })(), { mediaType: 'text/plain' });
+    return new StreamingResponse(
+      (async function* () {
+        yield 'a';
+        yield 'b';
+      })(),
+      { mediaType: 'text/plain' },
+    );
   });
-  app.get('/lang', (_input, request) => new Response({ n: count('lang'), lang: request.headers.get('accept-language') }, { headers: { vary: 'Accept-Language' } }));
+  app.get(
+    '/lang',
+    (_input, request) =>
+      new Response({ n: count('lang'), lang: request.headers.get('accept-language') }, { headers: { vary: 'Accept-Language' } }),
+  );
   app.get('/slow', async () => {
     count('slow');
     await new Promise((resolve) => setTimeout(resolve, 150));
@@ -176,7 +186,12 @@ describe('CacheMiddleware', () => {
     const miss = await client.get('/bytes');
     expect(miss.headers['x-cache']).toBe('MISS');
     const stored = JSON.parse(raw.get('GET /bytes')!);
-    expect(stored).toMatchObject({ kind: 'response', status: 200, encoding: 'base64', body: Buffer.from([0, 1, 0xc3, 0xa9]).toString('base64') });
+    expect(stored).toMatchObject({
+      kind: 'response',
+      status: 200,
+      encoding: 'base64',
+      body: Buffer.from([0, 1, 0xc3, 0xa9]).toString('base64'),
+    });
     expect(stored.headers).toContainEqual(['content-type', 'application/octet-stream']);
     const hit = await client.get('/bytes');
     expect(hit.headers['x-cache']).toBe('HIT');

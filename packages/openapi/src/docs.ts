@@ -62,7 +62,9 @@ function loadFile(specifier: string, patch?: (text: string) => string): Promise<
   let pending = fileCache.get(specifier);
   if (!pending) {
     pending = readFile(require.resolve(specifier)).then((buffer) =>
-      patch ? new TextEncoder().encode(patch(buffer.toString('utf8'))) : new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength),
+      patch
+        ? new TextEncoder().encode(patch(buffer.toString('utf8')))
+        : new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength),
     );
     pending.catch(() => fileCache.delete(specifier));
     fileCache.set(specifier, pending);
@@ -108,12 +110,7 @@ const PNG = 'image/png';
 const HTML = 'text/html; charset=utf-8';
 
 function escapeHtml(value: string): string {
-  return value
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
+  return value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
 }
 
 function trimSlash(value: string): string {

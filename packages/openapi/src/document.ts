@@ -6,14 +6,7 @@ import {
   type RouteConfig,
   type ResponseConfig,
 } from '@asteasolutions/zod-to-openapi';
-import {
-  describeParams,
-  ValidationProblemSchema,
-  z,
-  type BinderPlan,
-  type BodyDescriptor,
-  type ParamDescriptor,
-} from '@fnapi/validation';
+import { describeParams, ValidationProblemSchema, z, type BinderPlan, type BodyDescriptor, type ParamDescriptor } from '@fnapi/validation';
 
 /** One security scheme an operation requires (the extension point used by `@fnapi/auth`). */
 export interface SecurityRequirement {
@@ -152,10 +145,7 @@ class DocumentBuilder {
     // whole-body model in operation order, so names do not depend on which schema is met first inside
     // zod-to-openapi.
     this.problemRef = this.nameSchema(ProblemDetailsSchema, PROBLEM_DETAILS_COMPONENT);
-    this.validationRef = this.nameSchema(
-      this.options.validationErrorSchema ?? ValidationProblemSchema,
-      VALIDATION_PROBLEM_COMPONENT,
-    );
+    this.validationRef = this.nameSchema(this.options.validationErrorSchema ?? ValidationProblemSchema, VALIDATION_PROBLEM_COMPONENT);
     for (const { body } of described) {
       if (body.kind === 'whole') this.nameSchema(body.schema, pascalCase(body.name));
     }
@@ -227,7 +217,7 @@ class DocumentBuilder {
       new OpenApiGeneratorV31([
         {
           type: 'route',
-          route: { method: 'get', path: '/', responses: { 200: { description: '', content: { ['application/json']: { schema } } } } },
+          route: { method: 'get', path: '/', responses: { 200: { description: '', content: { 'application/json': { schema } } } } },
         },
       ]).generateDocument({ openapi: '3.1.0', info: { title: '', version: '' } });
     } catch (error) {
@@ -282,7 +272,10 @@ class DocumentBuilder {
       responses[String(status)] = { description: http.reasonPhrase(status) };
     } else {
       const schema = op.response ? this.schemaFor(op.response) : {};
-      responses[String(status)] = { description: http.reasonPhrase(status), content: { [http.jsonMediaType]: { schema: schema as never } } };
+      responses[String(status)] = {
+        description: http.reasonPhrase(status),
+        content: { [http.jsonMediaType]: { schema: schema as never } },
+      };
     }
 
     const problem = (code: number, description: string, schema: AnySchema = this.problemRef) => {

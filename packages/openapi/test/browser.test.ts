@@ -12,18 +12,22 @@ import { http } from './fixtures.js';
 // Chromium, and failing instead under FNAPI_REQUIRE_SERVICES=1.
 const available = chromiumAvailable('the docs pages served by a bare node:http server');
 
-const document = buildDocument({ title: 'Browser check', version: '1.0.0' }, [
-  {
-    method: 'GET',
-    path: '/hello/{name}',
-    operationId: 'hello',
-    summary: 'Say hello',
-    tags: ['greetings'],
-    plan: { method: 'GET', pathParams: ['name'], params: { name: z.string() } },
-    response: z.object({ message: z.string() }),
-    statusCode: 200,
-  },
-], { http });
+const document = buildDocument(
+  { title: 'Browser check', version: '1.0.0' },
+  [
+    {
+      method: 'GET',
+      path: '/hello/{name}',
+      operationId: 'hello',
+      summary: 'Say hello',
+      tags: ['greetings'],
+      plan: { method: 'GET', pathParams: ['name'], params: { name: z.string() } },
+      response: z.object({ message: z.string() }),
+      statusCode: 200,
+    },
+  ],
+  { http },
+);
 
 describe.skipIf(!available)('docs pages in headless Chromium', () => {
   let server: Server;
@@ -31,7 +35,9 @@ describe.skipIf(!available)('docs pages in headless Chromium', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    const routes = new Map(docsRoutes({ title: 'Browser check', openapiUrl: '/openapi.json', docsUrl: '/docs', redocUrl: '/redoc' }).map((r) => [r.path, r]));
+    const routes = new Map(
+      docsRoutes({ title: 'Browser check', openapiUrl: '/openapi.json', docsUrl: '/docs', redocUrl: '/redoc' }).map((r) => [r.path, r]),
+    );
     server = createServer(async (req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       const route = routes.get(url.pathname);

@@ -86,21 +86,23 @@ describe('parameters', () => {
   });
 
   it('documents a path parameter without a schema as a string', () => {
-    expect(op('/legacy/{name}', 'delete').parameters).toEqual([
-      { name: 'name', in: 'path', required: true, schema: { type: 'string' } },
-    ]);
+    expect(op('/legacy/{name}', 'delete').parameters).toEqual([{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }]);
   });
 
   it('spreads a query model into its fields', () => {
-    const d = buildDocument({ title: 't', version: '1' }, [
-      {
-        method: 'GET',
-        path: '/search',
-        operationId: 'search',
-        plan: { method: 'GET', pathParams: [], params: { filter: z.object({ q: z.string(), limit: z.int().max(50).optional() }) } },
-        statusCode: 200,
-      },
-    ], { http }) as Json;
+    const d = buildDocument(
+      { title: 't', version: '1' },
+      [
+        {
+          method: 'GET',
+          path: '/search',
+          operationId: 'search',
+          plan: { method: 'GET', pathParams: [], params: { filter: z.object({ q: z.string(), limit: z.int().max(50).optional() }) } },
+          statusCode: 200,
+        },
+      ],
+      { http },
+    ) as Json;
     expect(d.paths['/search'].get.parameters).toEqual([
       { name: 'q', in: 'query', required: true, schema: { type: 'string' } },
       { name: 'limit', in: 'query', required: false, schema: { type: 'integer', maximum: 50 } },
@@ -108,15 +110,19 @@ describe('parameters', () => {
   });
 
   it('takes parameter descriptions from the schema', () => {
-    const d = buildDocument({ title: 't', version: '1' }, [
-      {
-        method: 'GET',
-        path: '/items',
-        operationId: 'items',
-        plan: { method: 'GET', pathParams: [], params: { q: z.string().describe('Search text') } },
-        statusCode: 200,
-      },
-    ], { http }) as Json;
+    const d = buildDocument(
+      { title: 't', version: '1' },
+      [
+        {
+          method: 'GET',
+          path: '/items',
+          operationId: 'items',
+          plan: { method: 'GET', pathParams: [], params: { q: z.string().describe('Search text') } },
+          statusCode: 200,
+        },
+      ],
+      { http },
+    ) as Json;
     const [param] = d.paths['/items'].get.parameters;
     expect(param).toMatchObject({ name: 'q', in: 'query', required: true, description: 'Search text' });
     expect(param.schema).toMatchObject({ type: 'string' });
@@ -156,7 +162,7 @@ describe('request bodies', () => {
     });
   });
 
-  it("names a model after its own registered id (.meta({ id }))", () => {
+  it('names a model after its own registered id (.meta({ id }))', () => {
     expect(op('/addresses', 'post').requestBody.content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/PostalAddress',
     });
@@ -183,26 +189,46 @@ describe('request bodies', () => {
   });
 
   it('marks a body of only optional fields as not required', () => {
-    const d = buildDocument({ title: 't', version: '1' }, [
-      {
-        method: 'PATCH',
-        path: '/me',
-        operationId: 'patchMe',
-        plan: { method: 'PATCH', pathParams: [], params: { nick: z.string().optional() } },
-        statusCode: 200,
-      },
-    ], { http }) as Json;
+    const d = buildDocument(
+      { title: 't', version: '1' },
+      [
+        {
+          method: 'PATCH',
+          path: '/me',
+          operationId: 'patchMe',
+          plan: { method: 'PATCH', pathParams: [], params: { nick: z.string().optional() } },
+          statusCode: 200,
+        },
+      ],
+      { http },
+    ) as Json;
     expect(d.paths['/me'].patch.requestBody.required).toBe(false);
   });
 
   it('names models from the parameter name in PascalCase and keeps different schemas apart', () => {
     const A = z.object({ a: z.string() });
     const B = z.object({ b: z.string() });
-    const d = buildDocument({ title: 't', version: '1' }, [
-      { method: 'POST', path: '/a', operationId: 'a', plan: { method: 'POST', pathParams: [], params: { user_data: A } }, statusCode: 200 },
-      { method: 'POST', path: '/b', operationId: 'b', plan: { method: 'POST', pathParams: [], params: { userData: B } }, statusCode: 200 },
-      { method: 'PUT', path: '/a', operationId: 'a2', plan: { method: 'PUT', pathParams: [], params: { other: A } }, statusCode: 200 },
-    ], { http }) as Json;
+    const d = buildDocument(
+      { title: 't', version: '1' },
+      [
+        {
+          method: 'POST',
+          path: '/a',
+          operationId: 'a',
+          plan: { method: 'POST', pathParams: [], params: { user_data: A } },
+          statusCode: 200,
+        },
+        {
+          method: 'POST',
+          path: '/b',
+          operationId: 'b',
+          plan: { method: 'POST', pathParams: [], params: { userData: B } },
+          statusCode: 200,
+        },
+        { method: 'PUT', path: '/a', operationId: 'a2', plan: { method: 'PUT', pathParams: [], params: { other: A } }, statusCode: 200 },
+      ],
+      { http },
+    ) as Json;
     const ref = (path: string, method: string) => d.paths[path][method].requestBody.content['application/json'].schema.$ref;
     expect(ref('/a', 'post')).toBe('#/components/schemas/UserData');
     expect(ref('/b', 'post')).toBe('#/components/schemas/UserData2');
@@ -214,10 +240,20 @@ describe('request bodies', () => {
 
   it('refers to a named model nested in another schema', () => {
     const Team = z.object({ lead: User, members: z.array(User) });
-    const d = buildDocument({ title: 't', version: '1' }, [
-      { method: 'POST', path: '/users', operationId: 'create', plan: { method: 'POST', pathParams: [], params: { user: User } }, statusCode: 201 },
-      { method: 'GET', path: '/team', operationId: 'team', plan: { method: 'GET', pathParams: [] }, response: Team, statusCode: 200 },
-    ], { http }) as Json;
+    const d = buildDocument(
+      { title: 't', version: '1' },
+      [
+        {
+          method: 'POST',
+          path: '/users',
+          operationId: 'create',
+          plan: { method: 'POST', pathParams: [], params: { user: User } },
+          statusCode: 201,
+        },
+        { method: 'GET', path: '/team', operationId: 'team', plan: { method: 'GET', pathParams: [] }, response: Team, statusCode: 200 },
+      ],
+      { http },
+    ) as Json;
     expect(d.paths['/team'].get.responses['200'].content['application/json'].schema).toEqual({
       type: 'object',
       properties: { lead: { $ref: '#/components/schemas/User' }, members: { type: 'array', items: { $ref: '#/components/schemas/User' } } },
@@ -309,9 +345,20 @@ describe('responses', () => {
   });
 
   it('lets an explicit error status keep the documented success response', () => {
-    const d = buildDocument({ title: 't', version: '1' }, [
-      { method: 'GET', path: '/x', operationId: 'x', plan: { method: 'GET', pathParams: [] }, statusCode: 200, errorStatuses: [200, 429] },
-    ], { http }) as Json;
+    const d = buildDocument(
+      { title: 't', version: '1' },
+      [
+        {
+          method: 'GET',
+          path: '/x',
+          operationId: 'x',
+          plan: { method: 'GET', pathParams: [] },
+          statusCode: 200,
+          errorStatuses: [200, 429],
+        },
+      ],
+      { http },
+    ) as Json;
     expect(d.paths['/x'].get.responses).toEqual({
       '200': { description: 'OK', content: { 'application/json': { schema: {} } } },
       '429': { description: 'Too Many Requests', content: problem('ProblemDetails') },
@@ -328,34 +375,45 @@ describe('security', () => {
   });
 
   it('requires every scheme of an operation together', () => {
-    const d = buildDocument({ title: 't', version: '1' }, [
-      {
-        method: 'GET',
-        path: '/both',
-        operationId: 'both',
-        plan: { method: 'GET', pathParams: [] },
-        statusCode: 200,
-        security: [
-          { name: 'bearerAuth', scheme: bearer },
-          { name: 'apiKeyAuth', scheme: apiKey, scopes: ['admin'] },
-        ],
-      },
-      {
-        method: 'GET',
-        path: '/again',
-        operationId: 'again',
-        plan: { method: 'GET', pathParams: [] },
-        statusCode: 200,
-        security: [{ name: 'bearerAuth', scheme: { ...bearer } }],
-      },
-    ], { http }) as Json;
+    const d = buildDocument(
+      { title: 't', version: '1' },
+      [
+        {
+          method: 'GET',
+          path: '/both',
+          operationId: 'both',
+          plan: { method: 'GET', pathParams: [] },
+          statusCode: 200,
+          security: [
+            { name: 'bearerAuth', scheme: bearer },
+            { name: 'apiKeyAuth', scheme: apiKey, scopes: ['admin'] },
+          ],
+        },
+        {
+          method: 'GET',
+          path: '/again',
+          operationId: 'again',
+          plan: { method: 'GET', pathParams: [] },
+          statusCode: 200,
+          security: [{ name: 'bearerAuth', scheme: { ...bearer } }],
+        },
+      ],
+      { http },
+    ) as Json;
     expect(d.paths['/both'].get.security).toEqual([{ bearerAuth: [], apiKeyAuth: ['admin'] }]);
     expect(d.components.securitySchemes).toEqual({ bearerAuth: bearer, apiKeyAuth: apiKey });
   });
 
   it('refuses one name for two different schemes', () => {
     const ops: OperationDescription[] = [
-      { method: 'GET', path: '/a', operationId: 'a', plan: { method: 'GET', pathParams: [] }, statusCode: 200, security: [{ name: 'key', scheme: apiKey }] },
+      {
+        method: 'GET',
+        path: '/a',
+        operationId: 'a',
+        plan: { method: 'GET', pathParams: [] },
+        statusCode: 200,
+        security: [{ name: 'key', scheme: apiKey }],
+      },
       {
         method: 'GET',
         path: '/b',
@@ -371,21 +429,31 @@ describe('security', () => {
 
 describe('robustness', () => {
   it('does not fail on schemas zod-to-openapi cannot express', () => {
-    const d = buildDocument({ title: 't', version: '1' }, [
-      {
-        method: 'POST',
-        path: '/odd/{id}',
-        operationId: 'odd',
-        plan: {
+    const d = buildDocument(
+      { title: 't', version: '1' },
+      [
+        {
           method: 'POST',
-          pathParams: ['id'],
-          params: { id: z.custom<string>((v) => typeof v === 'string'), a: z.number(), b: z.custom<number>() },
+          path: '/odd/{id}',
+          operationId: 'odd',
+          plan: {
+            method: 'POST',
+            pathParams: ['id'],
+            params: { id: z.custom<string>((v) => typeof v === 'string'), a: z.number(), b: z.custom<number>() },
+          },
+          response: z.object({ when: z.custom<Date>() }),
+          statusCode: 200,
         },
-        response: z.object({ when: z.custom<Date>() }),
-        statusCode: 200,
-      },
-      { method: 'GET', path: '/fine', operationId: 'fine', plan: { method: 'GET', pathParams: [], params: { q: z.string() } }, statusCode: 200 },
-    ], { http }) as Json;
+        {
+          method: 'GET',
+          path: '/fine',
+          operationId: 'fine',
+          plan: { method: 'GET', pathParams: [], params: { q: z.string() } },
+          statusCode: 200,
+        },
+      ],
+      { http },
+    ) as Json;
     expect(d.paths['/odd/{id}'].post.parameters).toEqual([{ name: 'id', in: 'path', required: true, schema: {} }]);
     expect(d.paths['/odd/{id}'].post.requestBody.content['application/json'].schema).toMatchObject({
       type: 'object',
@@ -395,10 +463,14 @@ describe('robustness', () => {
   });
 
   it('skips methods OpenAPI 3.1 has no field for', () => {
-    const d = buildDocument({ title: 't', version: '1' }, [
-      { method: 'PROPFIND', path: '/dav', operationId: 'dav', plan: { method: 'PROPFIND', pathParams: [] }, statusCode: 200 },
-      { method: 'HEAD', path: '/dav', operationId: 'davHead', plan: { method: 'HEAD', pathParams: [] }, statusCode: 200 },
-    ], { http }) as Json;
+    const d = buildDocument(
+      { title: 't', version: '1' },
+      [
+        { method: 'PROPFIND', path: '/dav', operationId: 'dav', plan: { method: 'PROPFIND', pathParams: [] }, statusCode: 200 },
+        { method: 'HEAD', path: '/dav', operationId: 'davHead', plan: { method: 'HEAD', pathParams: [] }, statusCode: 200 },
+      ],
+      { http },
+    ) as Json;
     expect(Object.keys(d.paths['/dav'])).toEqual(['head']);
   });
 

@@ -33,7 +33,18 @@ describe('OpenAPI 3.1 validity (schema-base dialect, offline)', () => {
         method: 'POST',
         path: '/pets',
         operationId: 'createPet',
-        plan: { method: 'POST', pathParams: [], params: { pet: z.object({ pet: Pet, note: z.string().nullable(), tags: z.record(z.string(), z.number()), pair: z.tuple([z.string(), z.int()]) }) } },
+        plan: {
+          method: 'POST',
+          pathParams: [],
+          params: {
+            pet: z.object({
+              pet: Pet,
+              note: z.string().nullable(),
+              tags: z.record(z.string(), z.number()),
+              pair: z.tuple([z.string(), z.int()]),
+            }),
+          },
+        },
         response: z.object({ id: z.uuid(), created: z.iso.datetime() }),
         statusCode: 201,
         errorStatuses: [409],

@@ -77,8 +77,7 @@ export class LoggingPlugin extends Plugin {
     }
     this.level = level;
     const format = options.logFormat ?? 'json';
-    this.format =
-      format.toLowerCase() === 'json' ? 'json' : { template: format.toLowerCase() === 'text' ? DEFAULT_TEXT_FORMAT : format };
+    this.format = format.toLowerCase() === 'json' ? 'json' : { template: format.toLowerCase() === 'text' ? DEFAULT_TEXT_FORMAT : format };
     this.redacted = new Set([...ALWAYS_REDACTED, ...(options.redactHeaders ?? []).map((h) => h.toLowerCase())]);
     this.maxBodyLength = options.maxBodyLength ?? 10_000;
 

@@ -28,7 +28,17 @@ function buildApp(plugin: LoggingPlugin) {
   app.get('/fail', () => {
     throw new Error('kaput');
   });
-  app.get('/stream', () => new StreamingResponse((async function* () { yield 'a'; yield 'b'; })(), { mediaType: 'text/plain' }));
+  app.get(
+    '/stream',
+    () =>
+      new StreamingResponse(
+        (async function* () {
+          yield 'a';
+          yield 'b';
+        })(),
+        { mediaType: 'text/plain' },
+      ),
+  );
   app.pluginManager.register(plugin);
   return app;
 }
@@ -59,7 +69,15 @@ describe('LoggingPlugin', () => {
     expect(request.body).toBeUndefined();
     expect(Date.parse(request.time)).not.toBeNaN();
 
-    expect(response).toMatchObject({ level: 'info', event: 'response', method: 'GET', path: '/items/7', route: '/items/{id}', status: 200, msg: 'response' });
+    expect(response).toMatchObject({
+      level: 'info',
+      event: 'response',
+      method: 'GET',
+      path: '/items/7',
+      route: '/items/{id}',
+      status: 200,
+      msg: 'response',
+    });
     expect(response.headers['set-cookie']).toEqual(['[REDACTED]', '[REDACTED]']);
     expect(response.duration).toBeTypeOf('number');
     expect(response.body).toBeUndefined();
@@ -86,7 +104,9 @@ describe('LoggingPlugin', () => {
   it('writes text lines from a template', async () => {
     const file = logFile();
     client = await TestClient.start(
-      buildApp(new LoggingPlugin({ logToConsole: false, logFile: file, logFormat: '{time} {level} {method} {path} {status} {duration}ms' })),
+      buildApp(
+        new LoggingPlugin({ logToConsole: false, logFile: file, logFormat: '{time} {level} {method} {path} {status} {duration}ms' }),
+      ),
     );
     await client.get('/items/3');
     const lines = readLines(file);

@@ -213,7 +213,7 @@ describe('Plugin events', () => {
     app.get('/before', () => 'before');
     const watcher = new Watcher();
     app.pluginManager.register(watcher);
-    app.get('/after', () => 'after', );
+    app.get('/after', () => 'after');
     app.pluginManager.register(new Recording('other', []));
     app.pluginManager.deactivate('other');
     app.pluginManager.activate('other');

@@ -10,7 +10,11 @@ export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 function unavailable(what: string, why: string, hint: string): false {
   if (REQUIRE_SERVICES) throw new Error(`FNAPI_REQUIRE_SERVICES=1 but ${what} is unavailable: ${why}. ${hint}`);
-  console.warn(['', `!!! SKIPPED: ${what} is unavailable: ${why}.`, `!!! ${hint}`, '!!! With FNAPI_REQUIRE_SERVICES=1 this fails instead.', ''].join('\n'));
+  console.warn(
+    ['', `!!! SKIPPED: ${what} is unavailable: ${why}.`, `!!! ${hint}`, '!!! With FNAPI_REQUIRE_SERVICES=1 this fails instead.', ''].join(
+      '\n',
+    ),
+  );
   return false;
 }
 

@@ -75,7 +75,15 @@ interface QueryModelField {
 }
 
 type Entry =
-  | { kind: 'scalar'; name: string; in: 'path' | 'query' | 'header' | 'cookie'; wire: string; schema: z.ZodType; array: boolean; convert: Convert }
+  | {
+      kind: 'scalar';
+      name: string;
+      in: 'path' | 'query' | 'header' | 'cookie';
+      wire: string;
+      schema: z.ZodType;
+      array: boolean;
+      convert: Convert;
+    }
   | { kind: 'queryModel'; name: string; in: 'query'; wire: string; schema: z.ZodType; optional: boolean; fields: QueryModelField[] }
   | { kind: 'bodyField'; name: string; in: 'body'; wire: string; schema: z.ZodType }
   | { kind: 'wholeBody'; name: string; in: 'body'; wire: string; schema: z.ZodType };
@@ -83,18 +91,23 @@ type Entry =
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const PLAIN_STRING = z.string();
 /** Schema types a single path segment (one string) can never satisfy. */
-const NOT_FROM_A_SEGMENT: ReadonlySet<string> = new Set(['object', 'array', 'tuple', 'record', 'map', 'set', 'file', 'promise', 'function']);
+const NOT_FROM_A_SEGMENT: ReadonlySet<string> = new Set([
+  'object',
+  'array',
+  'tuple',
+  'record',
+  'map',
+  'set',
+  'file',
+  'promise',
+  'function',
+]);
 
 function objectShape(schema: z.ZodType): Record<string, z.ZodType> {
   return defOf(unwrap(schema)).shape ?? {};
 }
 
-function scalarEntry(
-  name: string,
-  location: 'path' | 'query' | 'header' | 'cookie',
-  wire: string,
-  schema: z.ZodType,
-): Entry {
+function scalarEntry(name: string, location: 'path' | 'query' | 'header' | 'cookie', wire: string, schema: z.ZodType): Entry {
   // Path segments are single values: an array schema there simply gets the string (and zod rejects it).
   const array = location !== 'path' && isArraySchema(schema);
   const target = array ? (defOf(unwrap(schema)).element as z.ZodType) : schema;
@@ -120,9 +133,7 @@ function analyze(plan: BinderPlan): Entry[] {
   for (const name of plan.pathParams) {
     const spec = Object.hasOwn(params, name) ? params[name] : undefined;
     if (spec !== undefined && isParamSource(spec)) {
-      throw new TypeError(
-        `Parameter "${name}" is a path parameter of the route; it cannot also be read from ${spec.in} with ${spec.in}()`,
-      );
+      throw new TypeError(`Parameter "${name}" is a path parameter of the route; it cannot also be read from ${spec.in} with ${spec.in}()`);
     }
     const schema = (spec as z.ZodType | undefined) ?? PLAIN_STRING;
     const type = defOf(unwrap(schema)).type;
@@ -216,7 +227,11 @@ export function describeParams(plan: BinderPlan): { params: ParamDescriptor[]; b
 // The binder
 // ---------------------------------------------------------------------------------------------
 
-type Reader = (raw: RawInput, cookies: Record<string, string | undefined> | undefined, body: Record<string, unknown> | undefined) => unknown;
+type Reader = (
+  raw: RawInput,
+  cookies: Record<string, string | undefined> | undefined,
+  body: Record<string, unknown> | undefined,
+) => unknown;
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -414,10 +429,7 @@ export function compileBinder(plan: BinderPlan): Binder {
 
   // Used only when a by-name body is not an object: validates the other parameters alone.
   let withoutBodyFields: z.ZodObject | undefined;
-  const validateWithoutBodyFields = (
-    raw: RawInput,
-    cookies: Record<string, string | undefined> | undefined,
-  ): ValidationIssue[] => {
+  const validateWithoutBodyFields = (raw: RawInput, cookies: Record<string, string | undefined> | undefined): ValidationIssue[] => {
     if (withoutBodyFields === undefined) {
       const s: Record<string, z.ZodType> = {};
       for (const e of entries) if (e.kind !== 'bodyField') s[e.name] = e.schema;

@@ -102,8 +102,7 @@ const toNumber: Converter = (raw) => {
   return Number.isFinite(n) ? n : FAIL;
 };
 const toBigInt: Converter = (raw) => (INT_RE.test(raw) ? BigInt(raw) : FAIL);
-const toBoolean: Converter = (raw) =>
-  raw === 'true' || raw === '1' ? true : raw === 'false' || raw === '0' ? false : FAIL;
+const toBoolean: Converter = (raw) => (raw === 'true' || raw === '1' ? true : raw === 'false' || raw === '0' ? false : FAIL);
 const toDate: Converter = (raw) => {
   if (raw === '') return FAIL;
   const d = new Date(raw);

@@ -3,9 +3,7 @@ import type { ParamsShape } from './binder.js';
 import type { ParamSource } from './sources.js';
 
 /** The names of the `{name}` segments of a route literal: `'/users/{id}'` → `'id'`. */
-export type PathParamNames<R extends string> = R extends `${string}{${infer Name}}${infer Rest}`
-  ? Name | PathParamNames<Rest>
-  : never;
+export type PathParamNames<R extends string> = R extends `${string}{${infer Name}}${infer Rest}` ? Name | PathParamNames<Rest> : never;
 
 type SchemaOf<P> = P extends ParamSource<infer S, infer _L> ? S : P extends z.ZodType ? P : never;
 

@@ -26,10 +26,7 @@ export class ParamSource<S extends z.ZodType = z.ZodType, L extends ExplicitLoca
 
 /** True for a `ParamSource`, also across duplicated copies of this package. */
 export function isParamSource(value: unknown): value is ParamSource {
-  return (
-    value instanceof ParamSource ||
-    (typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true)
-  );
+  return value instanceof ParamSource || (typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true);
 }
 
 /** Reads the request header named after the parameter, underscores as hyphens (`x_request_id` → `X-Request-Id`). */

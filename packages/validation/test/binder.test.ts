@@ -48,17 +48,20 @@ describe('rule 1: path parameters', () => {
     }
   });
 
-  it.each(['12abc', '1.5', '+1', '0x10', '', ' 1', '1e3', 'abc', '-', '1-', '12345678901234x67'])('rejects %j for an int path parameter', (bad) => {
-    const bind = compileBinder({ method: 'GET', pathParams: ['user_id'], params: { user_id: z.int() } });
-    const [issue, ...more] = issues(bind(raw({ path: { user_id: bad } })));
-    expect(more).toEqual([]);
-    expect(issue).toEqual({
-      in: 'path',
-      path: ['user_id'],
-      code: 'invalid_type',
-      message: 'Invalid input: expected number, received string',
-    });
-  });
+  it.each(['12abc', '1.5', '+1', '0x10', '', ' 1', '1e3', 'abc', '-', '1-', '12345678901234x67'])(
+    'rejects %j for an int path parameter',
+    (bad) => {
+      const bind = compileBinder({ method: 'GET', pathParams: ['user_id'], params: { user_id: z.int() } });
+      const [issue, ...more] = issues(bind(raw({ path: { user_id: bad } })));
+      expect(more).toEqual([]);
+      expect(issue).toEqual({
+        in: 'path',
+        path: ['user_id'],
+        code: 'invalid_type',
+        message: 'Invalid input: expected number, received string',
+      });
+    },
+  );
 
   it('treats z.number().int() like z.int()', () => {
     const bind = compileBinder({ method: 'GET', pathParams: ['id'], params: { id: z.number().int().positive() } });
@@ -433,9 +436,10 @@ describe('rule 4: a single object param takes the whole body', () => {
 
   it('with two body params, an object param is a field by name', () => {
     const bind = compileBinder({ method: 'POST', pathParams: [], params: { user: User, note: z.string() } });
-    expect(
-      value(bind(raw({ body: { user: { name: 'a', age: 20, address: { city: 'c' } }, note: 'n' } }))),
-    ).toEqual({ user: { name: 'a', age: 20, address: { city: 'c' } }, note: 'n' });
+    expect(value(bind(raw({ body: { user: { name: 'a', age: 20, address: { city: 'c' } }, note: 'n' } })))).toEqual({
+      user: { name: 'a', age: 20, address: { city: 'c' } },
+      note: 'n',
+    });
     expect(issues(bind(raw({ body: { user: { name: 'a', age: 2, address: { city: 'c' } }, note: 'n' } })))[0]).toMatchObject({
       in: 'body',
       path: ['user', 'age'],

@@ -43,9 +43,9 @@ describe('describeParams', () => {
       body: 'none',
     });
     // every field of an optional model is optional on the wire
-    expect(
-      summary({ method: 'GET', pathParams: [], params: { f: z.object({ page: z.int() }).optional() } }).params[0].required,
-    ).toBe(false);
+    expect(summary({ method: 'GET', pathParams: [], params: { f: z.object({ page: z.int() }).optional() } }).params[0].required).toBe(
+      false,
+    );
   });
 
   it('describes by-name body fields as one object schema', () => {

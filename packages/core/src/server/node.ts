@@ -166,7 +166,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
       });
       return;
     }
-    res.end(request.method === 'HEAD' ? undefined : out.body ?? undefined);
+    res.end(request.method === 'HEAD' ? undefined : (out.body ?? undefined));
     finished();
   };
 
@@ -207,7 +207,14 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
     const declared = Number(req.headers['content-length']);
     if (declared > bodyLimit) {
       const body = problem(413, tooLarge(bodyLimit).message);
-      res.writeHead(413, reasonPhrase(413), ['content-type', PROBLEM_JSON, 'content-length', Buffer.byteLength(body), 'connection', 'close']);
+      res.writeHead(413, reasonPhrase(413), [
+        'content-type',
+        PROBLEM_JSON,
+        'content-length',
+        Buffer.byteLength(body),
+        'connection',
+        'close',
+      ]);
       res.end(body);
       return;
     }
