@@ -101,10 +101,8 @@ function createUser(req: IncomingMessage, res: ServerResponse): void {
   const type = req.headers['content-type'];
   if (type === undefined || !type.startsWith('application/json')) {
     req.resume();
-    {
-      fail(res, 415, 'expected application/json');
-      return;
-    }
+    fail(res, 415, 'expected application/json');
+    return;
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -123,10 +121,8 @@ function createUser(req: IncomingMessage, res: ServerResponse): void {
       const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
       parsed = JSON.parse(text);
     } catch {
-      {
-        fail(res, 400, 'malformed JSON');
-        return;
-      }
+      fail(res, 400, 'malformed JSON');
+      return;
     }
     const user = validateUser(parsed);
     if (typeof user === 'string') {

@@ -35,6 +35,7 @@ function operationOf(endpoint: RegisteredEndpoint): OperationDescription | undef
     response: options.response,
     statusCode: options.statusCode ?? 200,
     security: [...(options.security ?? []), ...(metadata?.security ?? [])],
+    securityAlternatives: metadata?.securityAlternatives,
     errorStatuses,
   };
 }

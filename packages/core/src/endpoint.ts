@@ -35,12 +35,26 @@ export type RouteOptions<P extends ParamsShape = ParamsShape> = Omit<EndpointOpt
 export type Handler<I = any> = (input: I, request: Request) => unknown;
 
 /**
- * What wrappers such as the auth functions attach to a handler so that core documents it:
- * security schemes and the extra error statuses it may answer with.
+ * Runs before the request's body is read and its parameters bound (the auth functions are guards):
+ * throwing an `HTTPError` answers the request without the handler.
+ */
+export type Guard = (request: Request) => void | Promise<void>;
+
+/**
+ * What wrappers such as the auth functions attach to a handler: guards that run before binding,
+ * and what core documents — security schemes and the extra error statuses it may answer with.
  */
 export interface HandlerMetadata {
+  /** Security schemes that all apply. */
   security?: SecurityRequirement[];
+  /**
+   * Alternatives, any one of which is enough (`anyOf`); each is a list of schemes that all apply.
+   * Annotating twice requires one alternative of each (their combinations are documented).
+   */
+  securityAlternatives?: SecurityRequirement[][];
   errorStatuses?: number[];
+  /** Run in order before binding; each may throw an `HTTPError`. */
+  guards?: Guard[];
 }
 
 export const HANDLER_METADATA: unique symbol = Symbol.for('fnapi.handlerMetadata') as never;
@@ -51,9 +65,21 @@ export function annotateHandler<F extends (...args: any[]) => unknown>(handler: 
   const current = target[HANDLER_METADATA];
   target[HANDLER_METADATA] = {
     security: [...(current?.security ?? []), ...(metadata.security ?? [])],
-    errorStatuses: [...(current?.errorStatuses ?? []), ...(metadata.errorStatuses ?? [])],
+    securityAlternatives: combineAlternatives(current?.securityAlternatives, metadata.securityAlternatives),
+    errorStatuses: [...new Set([...(current?.errorStatuses ?? []), ...(metadata.errorStatuses ?? [])])],
+    guards: [...(current?.guards ?? []), ...(metadata.guards ?? [])],
   };
   return handler;
+}
+
+/** Both sets of alternatives must hold: one alternative of each, so every combination is one. */
+function combineAlternatives(
+  a: SecurityRequirement[][] | undefined,
+  b: SecurityRequirement[][] | undefined,
+): SecurityRequirement[][] | undefined {
+  if (!a?.length) return b?.length ? b : undefined;
+  if (!b?.length) return a;
+  return a.flatMap((left) => b.map((right) => [...left, ...right]));
 }
 
 export function handlerMetadata(handler: unknown): HandlerMetadata | undefined {

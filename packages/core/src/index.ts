@@ -10,6 +10,7 @@ export {
   type EndpointDefinition,
   type EndpointFactory,
   type EndpointOptions,
+  type Guard,
   type Handler,
   type HandlerMetadata,
   type HTTPMethod,
@@ -52,3 +53,4 @@ export type { Runtime, RuntimeLimits } from './transport.js';
 export { serialize, toChunk, type Serialized, type SerializeContext } from './server/write.js';
 export type { InjectOptions, InjectResponse } from './server/inject.js';
 export { z, header, cookie, query, body, type ValidationIssue, type InferInput, type ParamsShape } from '@fnapi/validation';
+export type { SecurityRequirement } from '@fnapi/openapi';

@@ -1,10 +1,15 @@
 import { compileBinder, isArrayLikeSchema, type RawInput, type z } from '@fnapi/validation';
 import { isJsonContentType } from './http.js';
-import type { EndpointDefinition } from './endpoint.js';
+import { type EndpointDefinition, type Guard, handlerMetadata } from './endpoint.js';
 import { GatewayTimeoutError, RequestValidationError, UnsupportedMediaTypeError } from './errors.js';
 import type { MaybePromise, Step } from './pipeline.js';
 import type { Request } from './request.js';
 import { fromWebResponse, JSONResponse, Response } from './response.js';
+
+/** Runs an endpoint's guards in order, before anything of the request is read. */
+async function runGuards(guards: readonly Guard[], request: Request): Promise<void> {
+  for (const guard of guards) await guard(request);
+}
 
 /** A returned value that did not fit the endpoint's `response` model: a server bug, so a 500. */
 export class ResponseValidationError extends Error {
@@ -127,11 +132,14 @@ export function compileInvoker(method: string, path: string, pathParams: string[
         });
     }
   };
-  const call: Step = usesBody
+  const unguarded: Step = usesBody
     ? callWithBody
     : noInput
       ? (request) => callHandler({}, request)
       : (request) => bindAndCall(request, undefined);
+
+  const guards = handlerMetadata(handler)?.guards ?? [];
+  const call: Step = guards.length === 0 ? unguarded : (request) => runGuards(guards, request).then(() => unguarded(request));
 
   const timeout = options.timeout;
   if (timeout === undefined || timeout <= 0) return call;

@@ -2,6 +2,9 @@ import { parse as parseCookie } from 'cookie';
 import { decodeText, DEFAULT_BODY_LIMIT, parseJsonBody, tooLarge } from './body.js';
 import { BadRequestError } from './errors.js';
 import { type RawHeaders, RequestHeaders } from './headers.js';
+import { defaultLogger, type Logger } from './logger.js';
+
+let fallbackLogger: Logger | undefined;
 
 export interface AuthInfo {
   scheme: string;
@@ -104,6 +107,11 @@ export class Request {
       this._cookies = header ? parseCookie(header) : {};
     }
     return this._cookies;
+  }
+
+  /** The logger of the app serving this request (as Fastify's `request.log`). */
+  get logger(): Logger {
+    return (this.errorPolicy as { logger?: Logger } | undefined)?.logger ?? (fallbackLogger ??= defaultLogger());
   }
 
   get state(): Record<string, unknown> {

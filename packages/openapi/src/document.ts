@@ -37,6 +37,11 @@ export interface OperationDescription {
   statusCode: number;
   /** Schemes required to call the operation; all of them apply together. */
   security?: SecurityRequirement[];
+  /**
+   * Alternatives (any one is enough), each a list of schemes that apply together; documented as
+   * separate security requirements, each also carrying `security`.
+   */
+  securityAlternatives?: SecurityRequirement[][];
   /** Extra problem statuses the operation can produce (401, 403, 413, 415, 504, …). */
   errorStatuses?: number[];
 }
@@ -290,7 +295,10 @@ class DocumentBuilder {
       problem(413, 'Request body larger than the limit');
       problem(415, 'Request body is not JSON');
     }
-    if (op.security && op.security.length > 0) problem(401, 'Missing or invalid credentials');
+    const requirements = (op.securityAlternatives?.length ? op.securityAlternatives : [[]])
+      .map((alternative) => [...(op.security ?? []), ...alternative])
+      .filter((alternative) => alternative.length > 0);
+    if (requirements.length > 0) problem(401, 'Missing or invalid credentials');
     if (hasPathParams) problem(404, 'Not Found');
     if (params.length > 0 || hasBody) problem(422, 'Validation Error', this.validationRef);
     for (const code of [...statuses].sort((a, b) => a - b)) problem(code, http.reasonPhrase(code));
@@ -307,13 +315,15 @@ class DocumentBuilder {
       responses: sortByStatus(responses),
     };
 
-    if (op.security && op.security.length > 0) {
-      const requirement: Record<string, string[]> = {};
-      for (const sec of op.security) {
-        this.registerSecurityScheme(sec);
-        requirement[sec.name] = [...(requirement[sec.name] ?? []), ...(sec.scopes ?? [])];
-      }
-      route.security = [requirement];
+    if (requirements.length > 0) {
+      route.security = requirements.map((alternative) => {
+        const requirement: Record<string, string[]> = {};
+        for (const sec of alternative) {
+          this.registerSecurityScheme(sec);
+          requirement[sec.name] = [...(requirement[sec.name] ?? []), ...(sec.scopes ?? [])];
+        }
+        return requirement;
+      });
     }
     return route;
   }

@@ -30,11 +30,15 @@ export interface LoggingPluginOptions {
   maxBodyLength?: number;
   /** More header names whose values are replaced by `[REDACTED]`. */
   redactHeaders?: readonly string[];
+  /** More query parameter names whose values are replaced by `[REDACTED]`. */
+  redactQueryParams?: readonly string[];
 }
 
 export const DEFAULT_TEXT_FORMAT = '{time} {level} {method} {path} {status} {duration}ms';
 const REDACTED = '[REDACTED]';
 const ALWAYS_REDACTED = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'];
+/** Query parameters that carry credentials by common convention (API keys, OAuth tokens, signatures). */
+const ALWAYS_REDACTED_QUERY = ['api_key', 'apikey', 'api-key', 'key', 'access_token', 'token', 'password', 'secret', 'signature', 'sig'];
 
 const LEVELS: Record<string, Level> = {
   TRACE: 'trace',
@@ -65,6 +69,7 @@ export class LoggingPlugin extends Plugin {
   /** The logger request and response lines go to. */
   readonly requestLogger: Logger;
   private readonly redacted: ReadonlySet<string>;
+  private readonly redactedQuery: ReadonlySet<string>;
   private readonly maxBodyLength: number;
   private readonly destinations: DestinationStream[];
 
@@ -79,6 +84,7 @@ export class LoggingPlugin extends Plugin {
     const format = options.logFormat ?? 'json';
     this.format = format.toLowerCase() === 'json' ? 'json' : { template: format.toLowerCase() === 'text' ? DEFAULT_TEXT_FORMAT : format };
     this.redacted = new Set([...ALWAYS_REDACTED, ...(options.redactHeaders ?? []).map((h) => h.toLowerCase())]);
+    this.redactedQuery = new Set([...ALWAYS_REDACTED_QUERY, ...(options.redactQueryParams ?? []).map((q) => q.toLowerCase())]);
     this.maxBodyLength = options.maxBodyLength ?? 10_000;
 
     this.destinations = [];
@@ -122,7 +128,7 @@ export class LoggingPlugin extends Plugin {
       method: request.method,
       path: request.path,
     };
-    const query = request.queryParams.toString();
+    const query = this.redactQuery(request.queryParams);
     if (query) line.query = query;
     line.headers = this.redactRequestHeaders(request);
     if (request.client.address !== undefined) line.client = request.client.address;
@@ -166,6 +172,12 @@ export class LoggingPlugin extends Plugin {
     };
     if (this.options.logResponseBody) line.body = this.responseBody(response);
     logger[level](line, 'response');
+  }
+
+  private redactQuery(params: URLSearchParams): string {
+    const shown = new URLSearchParams();
+    for (const [name, value] of params) shown.append(name, this.redactedQuery.has(name.toLowerCase()) ? REDACTED : value);
+    return shown.toString();
   }
 
   private redactRequestHeaders(request: Request): Record<string, string> {

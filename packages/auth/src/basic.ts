@@ -1,0 +1,54 @@
+import type { AuthInfo, Request } from '@fnapi/core';
+import { type AuthWrapper, authorization, authWrapper, digest, quoted, same, unauthorized } from './scheme.js';
+
+export interface BasicAuthOptions {
+  /** User names and their passwords. */
+  credentials: Record<string, string>;
+  /** `realm` of the challenge; default `api`. */
+  realm?: string;
+}
+
+/**
+ * HTTP Basic (RFC 7617) with UTF-8 credentials; a password may contain `:`. User and password are
+ * compared as SHA-256 digests against every configured pair, in constant time and without stopping
+ * early, so an unknown user takes as long to refuse as a wrong password. `request.auth.subject` is
+ * the user name.
+ */
+export function basicAuthRequired(options: BasicAuthOptions): AuthWrapper {
+  if (!options?.credentials || typeof options.credentials !== 'object') {
+    throw new TypeError('basicAuthRequired: give credentials: { [user]: password }');
+  }
+  const realm = options.realm ?? 'api';
+  const challenge = `Basic realm=${quoted(realm)}, charset="UTF-8"`;
+  const pairs = Object.entries(options.credentials).map(([user, password]) => {
+    if (user.includes(':')) throw new TypeError(`basicAuthRequired: a user name cannot contain ":" (${JSON.stringify(user)})`);
+    return { user, userDigest: digest(user), passwordDigest: digest(password) };
+  });
+  if (pairs.length === 0) throw new TypeError('basicAuthRequired: credentials is empty, so no request could pass');
+
+  return authWrapper(
+    {
+      challenge,
+      security: [[{ name: 'basicAuth', scheme: { type: 'http', scheme: 'basic' } }]],
+      async authenticate(request: Request): Promise<AuthInfo> {
+        const encoded = authorization(request, 'Basic');
+        if (encoded === undefined) throw unauthorized('Credentials are required (HTTP Basic)', challenge);
+        const decoded = /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) ? Buffer.from(encoded, 'base64').toString('utf8') : '';
+        const colon = decoded.indexOf(':');
+        if (colon === -1) throw unauthorized('Malformed Basic credentials', challenge);
+        const userDigest = digest(decoded.slice(0, colon));
+        const passwordDigest = digest(decoded.slice(colon + 1));
+        let found: string | undefined;
+        for (const pair of pairs) {
+          // Both comparisons for every pair: no branch on which one failed, no early exit.
+          const userMatches = same(pair.userDigest, userDigest);
+          const passwordMatches = same(pair.passwordDigest, passwordDigest);
+          if (userMatches && passwordMatches && found === undefined) found = pair.user;
+        }
+        if (found === undefined) throw unauthorized('Invalid user name or password', challenge);
+        return { scheme: 'basic', subject: found };
+      },
+    },
+    'basicAuthRequired',
+  );
+}

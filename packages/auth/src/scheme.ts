@@ -1,0 +1,104 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import {
+  type AuthInfo,
+  annotateHandler,
+  assertStandardDecorator,
+  ForbiddenError,
+  type HandlerMetadata,
+  handlerMetadata,
+  type Request,
+  UnauthorizedError,
+} from '@fnapi/core';
+import type { SecurityRequirement } from '@fnapi/core';
+
+/**
+ * One way of proving who is calling. `authenticate` resolves to the caller, or throws an
+ * `UnauthorizedError` (no or bad credential; its `WWW-Authenticate` is `challenge`) or a
+ * `ForbiddenError` (a known caller without a required permission).
+ */
+export interface AuthScheme {
+  /** `WWW-Authenticate` challenge sent when no credential of this scheme was given. */
+  readonly challenge: string;
+  /** How the document describes it: alternatives, any one of which the scheme accepts. */
+  readonly security: SecurityRequirement[][];
+  authenticate(request: Request): Promise<AuthInfo>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a handler of any input type keeps its own type
+type AnyHandler = (input: any, request: Request) => unknown;
+
+/**
+ * An auth function's result: wraps a handler (`jwtRequired(opts)(handler)`), or decorates a method
+ * under `@api` (`@jwtRequired(opts)`). The wrapped handler carries a guard that core runs before the
+ * body is read and the parameters bound, so an unauthenticated request learns nothing of the input
+ * rules, and the scheme for the OpenAPI document.
+ */
+export interface AuthWrapper {
+  <H extends AnyHandler>(handler: H): H;
+  <H extends AnyHandler>(method: H, context: ClassMethodDecoratorContext): H;
+  readonly scheme: AuthScheme;
+}
+
+/** The error statuses a scheme may answer with, documented on every protected operation. */
+const AUTH_STATUSES = [401, 403];
+
+export function authWrapper(scheme: AuthScheme, name: string): AuthWrapper {
+  const guard = async (request: Request): Promise<void> => {
+    request.auth = await scheme.authenticate(request);
+  };
+  const metadata: HandlerMetadata = { securityAlternatives: scheme.security, errorStatuses: AUTH_STATUSES, guards: [guard] };
+  const wrap = <H extends AnyHandler>(handler: H): H => {
+    if (typeof handler !== 'function') throw new TypeError(`${name}(…) wraps a handler function`);
+    // A new function, so the same handler can also be served unprotected elsewhere.
+    const wrapped = function (this: unknown, input: unknown, request: Request) {
+      return handler.call(this, input, request);
+    } as H;
+    Object.defineProperty(wrapped, 'name', { value: handler.name });
+    const inner = handlerMetadata(handler);
+    if (inner) annotateHandler(wrapped, inner);
+    return annotateHandler(wrapped, metadata);
+  };
+  const wrapper = ((target: AnyHandler, context?: unknown) => {
+    if (context !== undefined) {
+      assertStandardDecorator(context, `@${name}`);
+      if (context.kind !== 'method') throw new TypeError(`@${name} decorates class methods`);
+    }
+    return wrap(target);
+  }) as AuthWrapper;
+  Object.defineProperty(wrapper, 'scheme', { value: scheme });
+  return wrapper;
+}
+
+/** 401 with a challenge; `detail` says what was wrong without repeating the credential. */
+export function unauthorized(detail: string, challenge: string): UnauthorizedError {
+  return new UnauthorizedError(detail, undefined, { headers: { 'www-authenticate': challenge } });
+}
+
+export function forbidden(detail: string, details?: unknown): ForbiddenError {
+  return new ForbiddenError(detail, details);
+}
+
+/** SHA-256 of a string: a fixed-length value to compare, whatever the secret's length. */
+export function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/** Constant-time equality of two digests. */
+export function same(a: Buffer, b: Buffer): boolean {
+  return timingSafeEqual(a, b);
+}
+
+/** A quoted-string for a challenge parameter (RFC 9110 §5.6.4). */
+export function quoted(value: string): string {
+  return `"${value.replace(/["\\]/g, '\\$&')}"`;
+}
+
+/** The credential of an `Authorization: <scheme> <credential>` header, if it uses that scheme. */
+export function authorization(request: Request, scheme: string): string | undefined {
+  const header = request.headers.get('authorization');
+  if (header === null) return undefined;
+  const space = header.indexOf(' ');
+  if (space === -1 || header.slice(0, space).toLowerCase() !== scheme.toLowerCase()) return undefined;
+  const credential = header.slice(space + 1).trim();
+  return credential === '' ? undefined : credential;
+}
