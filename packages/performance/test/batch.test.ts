@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { batchProcess } from '../src/index.js';
+
+describe('batchProcess', () => {
+  it('splits 25 calls of one window into 10, 10, 5 and answers in input order', async () => {
+    const batches: number[][] = [];
+    const double = batchProcess({ maxBatchSize: 10, maxWaitTime: 0.05 }, async (xs: number[]) => {
+      batches.push(xs);
+      return xs.map((x) => x * 2);
+    });
+    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => double(i)));
+    expect(results).toEqual(Array.from({ length: 25 }, (_, i) => i * 2));
+    expect(batches.map((b) => b.length)).toEqual([10, 10, 5]);
+  });
+
+  it('rejects only the caller whose result is an Error', async () => {
+    const load = batchProcess({ maxBatchSize: 10 }, (ids: number[]) => ids.map((id) => (id === 2 ? new Error(`no user ${id}`) : { id })));
+    const outcomes = await Promise.allSettled([load(1), load(2), load(3)]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe('no user 2');
+  });
+
+  it('a thrown batch rejects its callers and no other', async () => {
+    let call = 0;
+    const load = batchProcess({ maxBatchSize: 2 }, async (ids: number[]) => {
+      call++;
+      if (call === 1) throw new Error('database down');
+      return ids;
+    });
+    const outcomes = await Promise.allSettled([load(1), load(2), load(3), load(4)]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'fulfilled', 'fulfilled']);
+  });
+
+  it('a result list of the wrong length rejects the batch with a clear message', async () => {
+    const load = batchProcess({}, (ids: number[]) => ids.slice(1));
+    await expect(Promise.all([load(1), load(2), load(3)])).rejects.toThrow(
+      'the batch function returned 2 results for 3 inputs; it must return one result per input, in order',
+    );
+  });
+
+  it('maxWaitTime 0 flushes once the current tick’s calls are in', async () => {
+    const sizes: number[] = [];
+    const load = batchProcess({ maxWaitTime: 0 }, (xs: number[]) => (sizes.push(xs.length), xs));
+    const a = load(1);
+    const b = load(2);
+    await Promise.resolve();
+    const c = load(3); // still this tick's promise jobs
+    await Promise.all([a, b, c]);
+    await load(4);
+    expect(sizes).toEqual([3, 1]);
+  });
+
+  it('waits at most maxWaitTime after the first call', async () => {
+    const load = batchProcess({ maxBatchSize: 100, maxWaitTime: 0.1 }, (xs: number[]) => xs);
+    const started = performance.now();
+    await load(1);
+    const waited = performance.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(90);
+    expect(waited).toBeLessThan(1000);
+  });
+
+  it('runs batches concurrently: a slow batch does not hold back the next', async () => {
+    const done: string[] = [];
+    const load = batchProcess({ maxBatchSize: 1 }, async ([x]: string[]) => {
+      await new Promise((resolve) => setTimeout(resolve, x === 'slow' ? 200 : 10));
+      done.push(x!);
+      return [x!];
+    });
+    await Promise.all([load('slow'), load('fast')]);
+    expect(done).toEqual(['fast', 'slow']);
+  });
+
+  it('also works as batchProcess(options)(fn)', async () => {
+    const load = batchProcess({ maxBatchSize: 5 })((xs: string[]) => xs.map((x) => x.toUpperCase()));
+    expect(await Promise.all([load('a'), load('b')])).toEqual(['A', 'B']);
+  });
+});
