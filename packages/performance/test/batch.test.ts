@@ -40,7 +40,10 @@ describe('batchProcess', () => {
 
   it('maxWaitTime 0 flushes once the current tick’s calls are in', async () => {
     const sizes: number[] = [];
-    const load = batchProcess({ maxWaitTime: 0 }, (xs: number[]) => (sizes.push(xs.length), xs));
+    const load = batchProcess({ maxWaitTime: 0 }, (xs: number[]) => {
+      sizes.push(xs.length);
+      return xs;
+    });
     const a = load(1);
     const b = load(2);
     await Promise.resolve();

@@ -82,8 +82,14 @@ describe.skipIf(!available)('ConnectionPool on PostgreSQL', () => {
     const p = pool(name, { minSize: 1, maxSize: 1, acquireTimeout: 0.3 });
     const held = await p.acquire();
     const order: number[] = [];
-    const first = p.acquire().then((c) => (order.push(1), c));
-    const second = p.acquire().then((c) => (order.push(2), c));
+    const first = p.acquire().then((c) => {
+      order.push(1);
+      return c;
+    });
+    const second = p.acquire().then((c) => {
+      order.push(2);
+      return c;
+    });
     held.release();
     (await first).release();
     (await second).release();
