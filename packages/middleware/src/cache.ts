@@ -114,6 +114,11 @@ interface Shared {
   entry: CachedResponse | undefined;
 }
 
+/** Whether a store call failed while serving one request (it is then served uncached: BYPASS). */
+interface Attempt {
+  failed: boolean;
+}
+
 /**
  * Caches successful responses of GET and HEAD requests, keyed by method, path, sorted query and the
  * request headers the response names in `Vary`. Marks responses `X-Cache: HIT`/`MISS` and hits with
@@ -129,6 +134,8 @@ export class CacheMiddleware extends Middleware {
   private readonly now: () => number;
   private readonly inflight = new Map<string, Promise<Shared>>();
   private loggerInstance: Logger | undefined;
+  /** The store is failing: logged once when it starts and once when it ends. */
+  private outage = false;
 
   constructor(options: CacheMiddlewareOptions = {}) {
     super();
@@ -163,13 +170,19 @@ export class CacheMiddleware extends Middleware {
     const flight = new Promise<Shared>((resolve) => (share = resolve));
     this.inflight.set(base, flight);
     let entry: CachedResponse | undefined;
+    const attempt: Attempt = { failed: false };
     try {
-      const cached = await this.lookup(base, request);
+      const cached = await this.lookup(base, request, attempt);
       if (cached !== undefined) {
         entry = cached;
         return this.fromEntry(cached);
       }
-      const result = await this.fetchAndStore(request, callNext, base);
+      if (attempt.failed) {
+        const response = await callNext(request);
+        response.headers.set('x-cache', 'BYPASS');
+        return response;
+      }
+      const result = await this.fetchAndStore(request, callNext, base, attempt);
       entry = result.entry;
       return result.response;
     } finally {
@@ -181,18 +194,18 @@ export class CacheMiddleware extends Middleware {
   /** Removes the cached responses of a method and path (and query string, if given). */
   async invalidate(method: string, path: string, query = ''): Promise<void> {
     const key = keyFor(method.toUpperCase(), path, sortedQuery(new URLSearchParams(query)));
-    await this.safely(() => this.store.delete(key), undefined);
+    await this.safely(() => this.store.delete(key), undefined, { failed: false });
   }
 
   private async miss(request: Request, callNext: CallNext, base: string): Promise<Response> {
-    return (await this.fetchAndStore(request, callNext, base)).response;
+    return (await this.fetchAndStore(request, callNext, base, { failed: false })).response;
   }
 
-  private async lookup(base: string, request: Request): Promise<CachedResponse | undefined> {
-    const first = await this.safely(() => this.store.get(base), undefined);
+  private async lookup(base: string, request: Request, attempt: Attempt): Promise<CachedResponse | undefined> {
+    const first = await this.safely(() => this.store.get(base), undefined, attempt);
     if (!first) return undefined;
     if (first.kind === 'response') return first;
-    const variant = await this.safely(() => this.store.get(variantKey(base, first.headers, request)), undefined);
+    const variant = await this.safely(() => this.store.get(variantKey(base, first.headers, request)), undefined, attempt);
     return variant && variant.kind === 'response' ? variant : undefined;
   }
 
@@ -200,21 +213,22 @@ export class CacheMiddleware extends Middleware {
     request: Request,
     callNext: CallNext,
     base: string,
+    attempt: Attempt,
   ): Promise<{ response: Response; entry: CachedResponse | undefined }> {
     const response = await callNext(request);
     const entry = this.capture(response, request);
-    response.headers.set('x-cache', 'MISS');
     if (entry !== undefined) {
       if (entry.vary === undefined) {
-        await this.safely(() => this.store.set(base, entry, this.ttl), undefined);
+        await this.safely(() => this.store.set(base, entry, this.ttl), undefined, attempt);
       } else {
         const names = Object.keys(entry.vary);
         const marker: VaryMarker = { kind: 'vary', headers: names };
-        await this.safely(() => this.store.set(base, marker, this.ttl), undefined);
-        await this.safely(() => this.store.set(variantKey(base, names, request), entry, this.ttl), undefined);
+        await this.safely(() => this.store.set(base, marker, this.ttl), undefined, attempt);
+        if (!attempt.failed) await this.safely(() => this.store.set(variantKey(base, names, request), entry, this.ttl), undefined, attempt);
       }
     }
-    return { response, entry };
+    response.headers.set('x-cache', attempt.failed ? 'BYPASS' : 'MISS');
+    return { response, entry: attempt.failed ? undefined : entry };
   }
 
   /** The storable form of a response, or undefined when it must not be cached. */
@@ -268,12 +282,24 @@ export class CacheMiddleware extends Middleware {
     return response;
   }
 
-  /** A store that fails must not fail the request: it is logged and treated as a miss. */
-  private async safely<T>(call: () => Awaitable<T>, fallback: T): Promise<T> {
+  /**
+   * A store that fails must not fail the request: it is served uncached (`X-Cache: BYPASS`). The
+   * failure is logged once per outage, and the recovery once, however many requests pass meanwhile.
+   */
+  private async safely<T>(call: () => Awaitable<T>, fallback: T, attempt: Attempt): Promise<T> {
     try {
-      return await call();
+      const value = await call();
+      if (this.outage) {
+        this.outage = false;
+        this.logger.info('cache store answers again; caching resumed');
+      }
+      return value;
     } catch (error) {
-      this.logger.warn({ err: error }, 'cache store failed; serving uncached');
+      attempt.failed = true;
+      if (!this.outage) {
+        this.outage = true;
+        this.logger.warn({ err: error }, 'cache store unavailable; serving uncached until it answers again');
+      }
       return fallback;
     }
   }

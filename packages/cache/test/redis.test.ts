@@ -1,0 +1,178 @@
+/**
+ * RedisCacheStore on a real Redis: two app instances share hits, Redis keeps the TTL, and an outage
+ * of a private redis-server (stopped and started again mid-run) never fails a request: BYPASS within
+ * the store timeout, one log line per outage, hits again once Redis is back.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { Writable } from 'node:stream';
+import { API } from '@fnapi/core';
+import { TestClient } from '@fnapi/core/testing';
+import { REDIS_URL, serviceAvailable } from '@fnapi/test-support';
+import { pino } from 'pino';
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CacheMiddleware, RedisCacheStore } from '../src/index.js';
+
+const available = await serviceAvailable('Redis', REDIS_URL);
+
+function appWith(store: RedisCacheStore, counter: { hits: number }, logger = pino({ enabled: false })): API {
+  const app = new API({ logger: false });
+  app.addMiddleware(new CacheMiddleware({ store, ttl: 30, logger }));
+  app.get('/items/{id}', function item({ id }) {
+    counter.hits++;
+    return { id, served: counter.hits };
+  });
+  return app;
+}
+
+describe.skipIf(!available)('RedisCacheStore on the shared Redis', () => {
+  const keyPrefix = `fnapi-test:${randomUUID()}:`;
+  const stores: RedisCacheStore[] = [];
+  const clients: TestClient[] = [];
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await Promise.all(stores.map((s) => s.close()));
+  });
+
+  it('serves one instance’s cached response from another instance', async () => {
+    const counter = { hits: 0 };
+    for (let i = 0; i < 2; i++) {
+      const store = new RedisCacheStore({ url: REDIS_URL, keyPrefix });
+      stores.push(store);
+      clients.push(await TestClient.start(appWith(store, counter)));
+    }
+    const first = await clients[0]!.get('/items/7');
+    expect(first.headers['x-cache']).toBe('MISS');
+    const second = await clients[1]!.get('/items/7');
+    expect(second.headers['x-cache']).toBe('HIT');
+    expect(second.json()).toEqual(first.json());
+    expect(counter.hits).toBe(1);
+  });
+
+  it('lets Redis expire entries after the ttl (TTL seen by an independent client)', async () => {
+    const redis = createClient({ url: REDIS_URL });
+    redis.on('error', () => {});
+    await redis.connect();
+    try {
+      const keys = await redis.keys(`${keyPrefix}*`);
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) {
+        const ttl = await redis.pTTL(key);
+        expect(ttl).toBeGreaterThan(25_000);
+        expect(ttl).toBeLessThanOrEqual(30_000);
+      }
+      const entry = JSON.parse((await redis.get(keys[0]!))!);
+      expect(entry).toMatchObject({ kind: 'response', status: 200 });
+    } finally {
+      await redis.del(await redis.keys(`${keyPrefix}*`));
+      await redis.close();
+    }
+  });
+});
+
+/** A private redis-server on a free port, stopped and started by the test (never the shared one). */
+class PrivateRedis {
+  private child: ChildProcess | undefined;
+  private readonly dir = mkdtempSync(`${tmpdir()}/fnapi-redis-`);
+  constructor(readonly port: number) {}
+
+  static async freePort(): Promise<number> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return port;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    this.child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    await new Promise<void>((resolve, reject) => {
+      this.child!.once('error', reject);
+      this.child!.stdout!.on('data', (data: Buffer) => {
+        if (data.toString().includes('Ready to accept connections')) resolve();
+      });
+    });
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+const redisServerInstalled = await new Promise<boolean>((resolve) => {
+  const probe = spawn('redis-server', ['--version'], { stdio: 'ignore' });
+  probe.on('error', () => resolve(false));
+  probe.on('exit', (code) => resolve(code === 0));
+});
+
+describe.skipIf(!available || !redisServerInstalled)('Redis going down and coming back', () => {
+  let redis: PrivateRedis;
+  let store: RedisCacheStore;
+  let client: TestClient;
+  const counter = { hits: 0 };
+  const lines: Record<string, unknown>[] = [];
+
+  beforeAll(async () => {
+    redis = new PrivateRedis(await PrivateRedis.freePort());
+    await redis.start();
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
+    store = new RedisCacheStore({ url: redis.url, timeout: 100 });
+    client = await TestClient.start(appWith(store, counter, pino(sink)));
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await store?.close();
+    await redis?.stop();
+  });
+
+  const outageLines = () => lines.filter((line) => String(line.msg).startsWith('cache store unavailable'));
+
+  it('serves every request during an outage within the store timeout, logs it once, and caches again after', async () => {
+    expect((await client.get('/items/1')).headers['x-cache']).toBe('MISS');
+    expect((await client.get('/items/1')).headers['x-cache']).toBe('HIT');
+
+    await redis.stop();
+    for (let i = 0; i < 20; i++) {
+      const started = performance.now();
+      const res = await client.get(`/items/${i % 3}`);
+      const took = performance.now() - started;
+      expect(res.status).toBe(200);
+      expect(res.headers['x-cache']).toBe('BYPASS');
+      expect(took).toBeLessThan(400);
+    }
+    expect(outageLines()).toHaveLength(1);
+
+    await redis.start();
+    await expect.poll(async () => (await client.get('/items/1')).headers['x-cache'], { timeout: 8000, interval: 100 }).toMatch(/MISS|HIT/);
+    await expect.poll(async () => (await client.get('/items/1')).headers['x-cache'], { timeout: 3000, interval: 50 }).toBe('HIT');
+    expect(lines.some((line) => String(line.msg).startsWith('cache store answers again'))).toBe(true);
+
+    await redis.stop();
+    expect((await client.get('/items/2')).headers['x-cache']).toBe('BYPASS');
+    expect(outageLines()).toHaveLength(2);
+  });
+});

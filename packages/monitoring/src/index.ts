@@ -1,0 +1,8 @@
+export {
+  MetricsMiddleware,
+  metricsEndpoint,
+  metricsRegistry,
+  type MetricsEndpointOptions,
+  type MetricsMiddlewareOptions,
+} from './metrics.js';
+export { createLogger, REDACTED_PATHS, type CreateLoggerOptions } from './logger.js';
