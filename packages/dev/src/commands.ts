@@ -1,0 +1,47 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { loadApp } from './load.js';
+
+/** `fnapi openapi <entry> [-o file]`: the document, without starting a server. */
+export async function openapiCommand(entry: string, output: string | undefined): Promise<void> {
+  const app = await loadApp(entry);
+  const text = `${JSON.stringify(app.openapi(), null, 2)}\n`;
+  if (output) {
+    writeFileSync(output, text);
+    console.error(`fnapi: wrote the OpenAPI document of ${entry} to ${output}`);
+  } else {
+    process.stdout.write(text);
+  }
+}
+
+/** `fnapi routes <entry>`: method, route and operationId of each endpoint. */
+export async function routesCommand(entry: string): Promise<void> {
+  const app = await loadApp(entry);
+  const rows = [['METHOD', 'ROUTE', 'OPERATION ID'], ...app.routes.map((r) => [r.method, r.route, r.operationId])];
+  const widths = [0, 1].map((i) => Math.max(...rows.map((row) => row[i]!.length)));
+  for (const row of rows) process.stdout.write(`${row[0]!.padEnd(widths[0]!)}  ${row[1]!.padEnd(widths[1]!)}  ${row[2]}\n`);
+}
+
+/**
+ * `fnapi dev <entry>`: serves the app under `tsx watch`, which restarts it when any source file the
+ * entry imports changes. Resolves with the child's exit code.
+ */
+export function devCommand(entry: string): Promise<number> {
+  const require = createRequire(import.meta.url);
+  const tsxCli = require.resolve('tsx/cli');
+  const ownFile = fileURLToPath(import.meta.url);
+  const serve = fileURLToPath(new URL(ownFile.endsWith('.ts') ? './serve.ts' : './serve.js', import.meta.url));
+  const child = spawn(process.execPath, [tsxCli, 'watch', '--clear-screen=false', serve, entry], { stdio: 'inherit', env: process.env });
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  return new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      process.off('SIGINT', forward);
+      process.off('SIGTERM', forward);
+      resolve(code ?? (signal ? 0 : 1));
+    });
+  });
+}

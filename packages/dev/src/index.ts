@@ -1,0 +1,2 @@
+export { findApp, loadApp } from './load.js';
+export { devCommand, openapiCommand, routesCommand } from './commands.js';

@@ -1,0 +1,15 @@
+// Run by `fnapi dev` under `tsx watch`: imports the entry (so every file it imports is watched),
+// serves its app on HOST/PORT and prints where the docs are.
+import { isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { findApp } from './load.js';
+
+const entry = process.argv[2];
+if (!entry) {
+  console.error('usage: serve <entry>');
+  process.exit(2);
+}
+const path = isAbsolute(entry) ? entry : resolve(process.cwd(), entry);
+const app = findApp((await import(pathToFileURL(path).href)) as Record<string, unknown>, entry);
+const { url } = await app.run();
+console.log(`fnapi dev: serving ${entry} on ${url}${app.docsUrl ? ` — docs at ${url}${app.docsUrl}` : ''}`);

@@ -1,0 +1,116 @@
+/**
+ * The fnapi command in real child processes: `openapi` writes the document the app serves, `routes`
+ * lists the endpoints, an entry without an API gets an error naming what it found, and `dev` serves
+ * an edit within 2 s.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { app } from './fixtures/app.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const cli = join(here, '../src/cli.ts');
+const fixture = join(here, 'fixtures/app.ts');
+const env = { ...process.env, NODE_OPTIONS: '--conditions=@fnapi/source', FNAPI_LOG_LEVEL: 'silent' };
+
+function fnapi(...args: string[]) {
+  return spawnSync(process.execPath, ['--import', 'tsx', cli, ...args], { encoding: 'utf8', env, timeout: 30_000 });
+}
+
+describe('fnapi openapi and routes', () => {
+  it('writes the same document the app serves', async () => {
+    const out = join(mkdtempSync(join(here, 'tmp-')), 'openapi.json');
+    try {
+      const result = fnapi('openapi', fixture, '-o', out);
+      expect(result.status, result.stderr).toBe(0);
+      const served = (await app.inject('/openapi.json')).json();
+      expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(served);
+      const stdout = fnapi('openapi', fixture);
+      expect(JSON.parse(stdout.stdout)).toEqual(served);
+    } finally {
+      rmSync(dirname(out), { recursive: true, force: true });
+    }
+  });
+
+  it('lists method, route and operationId', () => {
+    const result = fnapi('routes', fixture);
+    expect(result.status, result.stderr).toBe(0);
+    expect(
+      result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/\s{2,}/)),
+    ).toEqual([
+      ['METHOD', 'ROUTE', 'OPERATION ID'],
+      ['GET', '/hello/{name}', 'sayHello'],
+      ['POST', '/items', 'createItem'],
+    ]);
+  });
+
+  it('names what an entry without an API exports', () => {
+    const result = fnapi('routes', join(here, 'fixtures/not-an-app.ts'));
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('exports no API');
+    expect(result.stderr).toContain('found default (function), router (Object)');
+  });
+
+  it('explains its usage', () => {
+    expect(fnapi('frobnicate', fixture).stderr).toContain('unknown command "frobnicate"');
+    expect(fnapi('--help').stdout).toContain('fnapi dev <entry>');
+  });
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('fnapi dev', () => {
+  let child: ChildProcess | undefined;
+  const dir = mkdtempSync(join(here, 'tmp-'));
+  afterAll(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves the app and serves an edited imported file within 2 s', async () => {
+    writeFileSync(join(dir, 'version.ts'), `export const version = 'v1';\n`);
+    writeFileSync(
+      join(dir, 'app.ts'),
+      `import { API } from '@fnapi/core';\nimport { version } from './version.js';\nconst app = new API({ logger: false });\napp.get('/version', () => ({ version }));\nexport default app;\n`,
+    );
+    const port = await freePort();
+    let output = '';
+    child = spawn(process.execPath, ['--import', 'tsx', cli, 'dev', join(dir, 'app.ts')], {
+      env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    const url = `http://127.0.0.1:${port}/version`;
+    const version = async () => {
+      try {
+        return ((await (await fetch(url)).json()) as { version: string }).version;
+      } catch {
+        return undefined;
+      }
+    };
+    await expect.poll(version, { timeout: 20_000, interval: 100 }).toBe('v1');
+    expect(output).toContain(`docs at http://127.0.0.1:${port}/docs`);
+
+    writeFileSync(join(dir, 'version.ts'), `export const version = 'v2';\n`);
+    const edited = performance.now();
+    await expect.poll(version, { timeout: 5000, interval: 50 }).toBe('v2');
+    expect(performance.now() - edited).toBeLessThan(2000);
+  });
+});
