@@ -1,5 +1,7 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 export interface DocsOptions {
   /** Shown in the page titles. */
@@ -32,6 +34,18 @@ export const DEFAULT_ASSETS_PREFIX = '/_fnapi/docs';
 
 const require = createRequire(import.meta.url);
 
+/** The prebuilt files copied in by the build (src/ and dist/ both sit one level below the package root). */
+const ASSETS = new URL('../assets/', import.meta.url);
+
+/**
+ * Where a file of `swagger-ui-dist` or `redoc` is: the copy the build put in assets/ (what a published
+ * package has), else the package itself (the workspace, running from sources before a build).
+ */
+function locate(specifier: string): string {
+  const copied = fileURLToPath(new URL(specifier, ASSETS));
+  return existsSync(copied) ? copied : require.resolve(specifier);
+}
+
 interface PackageInfo {
   name: string;
   version: string;
@@ -41,15 +55,14 @@ let packages: { swagger: PackageInfo; redoc: PackageInfo; self: PackageInfo } | 
 
 function packageInfo() {
   if (!packages) {
-    const read = (specifier: string): PackageInfo => {
-      const { name, version } = require(specifier) as PackageInfo;
+    const read = (path: string): PackageInfo => {
+      const { name, version } = JSON.parse(readFileSync(path, 'utf8')) as PackageInfo;
       return { name, version };
     };
     packages = {
-      swagger: read('swagger-ui-dist/package.json'),
-      redoc: read('redoc/package.json'),
-      // src/ and dist/ both sit one level below the package root.
-      self: read('../package.json'),
+      swagger: read(locate('swagger-ui-dist/package.json')),
+      redoc: read(locate('redoc/package.json')),
+      self: read(fileURLToPath(new URL('../package.json', import.meta.url))),
     };
   }
   return packages;
@@ -57,11 +70,11 @@ function packageInfo() {
 
 const fileCache = new Map<string, Promise<Uint8Array>>();
 
-/** Reads a file from node_modules on first use (through `patch`, if given) and keeps it in memory. */
+/** Reads a docs asset on first use (through `patch`, if given) and keeps it in memory. */
 function loadFile(specifier: string, patch?: (text: string) => string): Promise<Uint8Array> {
   let pending = fileCache.get(specifier);
   if (!pending) {
-    pending = readFile(require.resolve(specifier)).then((buffer) =>
+    pending = readFile(locate(specifier)).then((buffer) =>
       patch
         ? new TextEncoder().encode(patch(buffer.toString('utf8')))
         : new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength),

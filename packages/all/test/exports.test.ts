@@ -1,0 +1,38 @@
+/**
+ * `@fnapi/all` re-exports every public name of every published package, as the same values: the
+ * list of packages is read from the workspace, so a new package that is not added here fails.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import * as all from '../src/index.js';
+
+const packagesDir = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const published = readdirSync(packagesDir)
+  .map((dir) => JSON.parse(readFileSync(join(packagesDir, dir, 'package.json'), 'utf8')) as { name: string; private?: boolean })
+  .filter((pkg) => !pkg.private && pkg.name !== '@fnapi/all')
+  .map((pkg) => pkg.name)
+  .sort();
+
+describe('@fnapi/all', () => {
+  it('depends on every published package', () => {
+    const own = JSON.parse(readFileSync(join(packagesDir, 'all/package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(Object.keys(own.dependencies).sort()).toEqual(published);
+  });
+
+  it('exports the union of the packages’ exports, as the same values', async () => {
+    const union = new Map<string, unknown>();
+    for (const name of published) {
+      const module = (await import(name)) as Record<string, unknown>;
+      for (const [key, value] of Object.entries(module)) {
+        const seen = union.get(key);
+        // Core's Middleware is a type only; every runtime name is owned by one binding.
+        if (seen !== undefined && seen !== value) throw new Error(`${key} has two different values across packages`);
+        union.set(key, value);
+      }
+    }
+    expect(Object.keys(all).sort()).toEqual([...union.keys()].sort());
+    for (const [key, value] of union) expect(all[key as keyof typeof all], key).toBe(value);
+  });
+});
