@@ -4,7 +4,7 @@
 // also measures the install on disk (at most 20 MB) and serves /docs and /redoc from it.
 //
 //   node .ci/pack-check.mjs [combination …]
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
