@@ -24,7 +24,6 @@ export interface AuthScheme {
   authenticate(request: Request): Promise<AuthInfo>;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: a handler of any input type keeps its own type
 type AnyHandler = (input: any, request: Request) => unknown;
 
 /**

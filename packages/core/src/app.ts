@@ -11,6 +11,7 @@ import { pathParamNames, RouteTable } from './route-table.js';
 import type { AppRuntime, ErrorPolicy, ValidationErrorFormat } from './runtime.js';
 import { handleFetch } from './server/fetch.js';
 import { inject, type InjectOptions, type InjectResponse } from './server/inject.js';
+import { runClusterPrimary, shouldRunCluster } from './server/cluster.js';
 import { runNodeServer, type RunOptions, type RunningServer } from './server/node.js';
 import type { Runtime, RuntimeLimits } from './transport.js';
 
@@ -171,8 +172,14 @@ export class API extends RouteGroup implements Runtime {
     this.pluginManager.emit(event, payload);
   }
 
-  /** Starts a node:http server; resolves once listening. */
+  /**
+   * Starts a node:http server; resolves once listening. With `workers` > 1 this process becomes the
+   * primary of a `node:cluster` whose workers each run this same entry and serve the shared port.
+   */
   run(options: RunOptions = {}): Promise<RunningServer> {
+    if (shouldRunCluster(options.workers)) {
+      return runClusterPrimary(this, { workers: options.workers!, handleSignals: options.handleSignals });
+    }
     return runNodeServer(this, options);
   }
 

@@ -94,10 +94,17 @@ const ANSWER = 'fnapi:metrics:answer';
 const shared = new Set<Registry>();
 let primaryListening = false;
 
+let workerListening = false;
+
 function shareWithPrimary(registry: Registry): void {
   if (!cluster.isWorker || shared.has(registry)) return;
   shared.add(registry);
   AggregatorRegistry.setRegistries([...shared]);
+  // Constructing one is what makes prom-client answer the primary's requests in a worker.
+  if (!workerListening) {
+    workerListening = true;
+    new AggregatorRegistry();
+  }
 }
 
 function answerWorkers(): void {

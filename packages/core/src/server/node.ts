@@ -15,13 +15,19 @@ export interface RunOptions {
   port?: number;
   /** Drain and close on SIGTERM/SIGINT, then exit 0; default true. */
   handleSignals?: boolean;
+  /**
+   * Serve from this many processes (`node:cluster`, one port); `'auto'` is one per available CPU.
+   * Default 1 (no cluster).
+   */
+  workers?: number | 'auto';
 }
 
 export interface RunningServer {
   url: string;
   port: number;
   host: string;
-  server: Server;
+  /** The node:http server; undefined in the primary of `workers`, which serves nothing itself. */
+  server: Server | undefined;
   /** Stops accepting, lets in-flight requests finish, runs shutdown callbacks. */
   close(): Promise<void>;
 }
