@@ -11,6 +11,10 @@ declare module 'autocannon' {
       connections?: number;
       pipelining?: number;
       duration?: number;
+      /** Seconds before a request without an answer counts as a timeout. */
+      timeout?: number;
+      /** Requests per second across all connections. */
+      overallRate?: number;
     }
     interface Histogram {
       average: number;

@@ -1,6 +1,7 @@
 import { createApp } from './app.js';
 
+// HOST/PORT as everywhere; WORKERS=n (or auto) serves from n processes on one port.
+const workers = process.env.WORKERS === 'auto' ? 'auto' : process.env.WORKERS ? Number(process.env.WORKERS) : undefined;
 const app = createApp();
-const port = Number(process.env.PORT ?? 8000);
-const { url } = await app.run({ host: process.env.HOST ?? '0.0.0.0', port });
+const { url } = await app.run({ host: process.env.HOST ?? '0.0.0.0', workers });
 console.log(`Docs: ${url}/docs  ReDoc: ${url}/redoc  Schema: ${url}/openapi.json`);
