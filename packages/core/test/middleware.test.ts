@@ -143,7 +143,7 @@ describe('the middleware chain', () => {
       const res = await served.send(transport, { path: '/validate?n=x' });
       expect(res.status).toBe(422);
       expect(res.json()).toEqual(
-        validationBody([{ in: 'query', path: ['n'], message: 'Invalid input: expected number, received string', code: 'invalid_type' }]),
+        validationBody([{ in: 'query', path: ['n'], message: 'Expected an integer, got "x"', code: 'invalid_type' }]),
       );
       expect(res.headers['x-chain']).toBe('inner, outer');
     });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { converterFor, defOf, isArraySchema, isObjectSchema, isOptional, lenient, unwrap } from './convert.js';
+import { converterFor, defOf, expectation, isArraySchema, isObjectSchema, isOptional, lenient, unwrap } from './convert.js';
 import { isParamSource, type ParamLocation, type ParamSource } from './sources.js';
 
 /** A parameter's declaration: a zod schema, or a schema wrapped by `header()`, `cookie()`, `query()`, `body()`. */
@@ -335,7 +335,39 @@ function toPathItem(p: PropertyKey): string | number {
   return typeof p === 'symbol' ? String(p) : p;
 }
 
-function mapIssues(issues: readonly z.core.$ZodIssue[], targets: Map<string, IssueTarget>, out: ValidationIssue[]): void {
+/** Expected shapes of string-borne values, by parameter name (and `name.field` for query models). */
+type Expectations = Map<string, string>;
+
+const FROM_STRINGS: ReadonlySet<ParamLocation> = new Set(['path', 'query', 'header', 'cookie']);
+
+/**
+ * An issue as the person who sent the request reads it: a missing value is `missing` / "Field
+ * required"; a path, query, header or cookie string that could not be converted says what was
+ * expected and repeats what it got; other issues keep zod's code and message.
+ */
+function readable(issue: z.core.$ZodIssue, location: ParamLocation, expected: string | undefined): { message: string; code: string } {
+  const input = (issue as { input?: unknown }).input;
+  if (issue.code === 'invalid_type' && input === undefined) return { message: 'Field required', code: 'missing' };
+  if (
+    expected !== undefined &&
+    FROM_STRINGS.has(location) &&
+    typeof input === 'string' &&
+    (issue.code === 'invalid_type' || issue.code === 'invalid_value')
+  ) {
+    return { message: `Expected ${expected}, got ${JSON.stringify(input)}`, code: issue.code };
+  }
+  return { message: issue.message, code: issue.code };
+}
+
+/** Parse options: zod keeps each issue's input, which the messages repeat. */
+const PARSE = { reportInput: true } as const;
+
+function mapIssues(
+  issues: readonly z.core.$ZodIssue[],
+  targets: Map<string, IssueTarget>,
+  out: ValidationIssue[],
+  expectations?: Expectations,
+): void {
   for (const issue of issues) {
     const [first, ...rest] = issue.path;
     const target = targets.get(first as string);
@@ -348,7 +380,8 @@ function mapIssues(issues: readonly z.core.$ZodIssue[], targets: Map<string, Iss
       location = target.in;
       path = target.head === null ? rest.map(toPathItem) : [target.head, ...rest.map(toPathItem)];
     }
-    out.push({ in: location, path, message: issue.message, code: issue.code });
+    const key = target === undefined ? undefined : target.head === null ? `${String(first)}.${String(rest[0])}` : String(first);
+    out.push({ in: location, path, ...readable(issue, location, key === undefined ? undefined : expectations?.get(key)) });
   }
 }
 
@@ -390,13 +423,12 @@ export function compileBinder(plan: BinderPlan): Binder {
     const newInput = objectFactory([name]);
     return makeBinder(
       (raw) => {
-        const result = model.safeParse(raw.body);
+        const result = model.safeParse(raw.body, PARSE);
         if (!result.success) {
           const issues: ValidationIssue[] = result.error.issues.map((issue) => ({
             in: 'body',
             path: issue.path.map(toPathItem),
-            message: issue.message,
-            code: issue.code,
+            ...readable(issue, 'body', undefined),
           }));
           return { ok: false, issues };
         }
@@ -420,6 +452,18 @@ export function compileBinder(plan: BinderPlan): Binder {
     targets.set(e.name, { in: e.in, head: dropHead ? null : e.wire });
   }
   const schema = z.object(shape);
+  const expectations: Expectations = new Map();
+  for (const e of entries) {
+    if (e.kind === 'queryModel') {
+      for (const field of e.fields) {
+        const expected = expectation(field.schema);
+        if (expected !== undefined) expectations.set(`${e.name}.${field.name}`, expected);
+      }
+    } else if (FROM_STRINGS.has(e.in)) {
+      const expected = expectation(e.schema);
+      if (expected !== undefined) expectations.set(e.name, expected);
+    }
+  }
 
   const usesBody = entries.some((e) => e.in === 'body');
   const usesCookies = entries.some((e) => e.in === 'cookie');
@@ -441,9 +485,9 @@ export function compileBinder(plan: BinderPlan): Binder {
       const v = readers[i](raw, cookies, undefined);
       if (v !== undefined) input[keys[i]] = v;
     }
-    const result = withoutBodyFields.safeParse(input);
+    const result = withoutBodyFields.safeParse(input, PARSE);
     const out: ValidationIssue[] = [];
-    if (!result.success) mapIssues(result.error.issues, targets, out);
+    if (!result.success) mapIssues(result.error.issues, targets, out, expectations);
     return out;
   };
 
@@ -471,10 +515,10 @@ export function compileBinder(plan: BinderPlan): Binder {
         const v = readers[i](raw, cookies, bodyObject);
         if (v !== undefined) input[keys[i]] = v;
       }
-      const result = schema.safeParse(input);
+      const result = schema.safeParse(input, PARSE);
       if (result.success) return { ok: true, value: result.data as Record<string, unknown> };
       const issues: ValidationIssue[] = [];
-      mapIssues(result.error.issues, targets, issues);
+      mapIssues(result.error.issues, targets, issues, expectations);
       return { ok: false, issues };
     },
     usesBody,

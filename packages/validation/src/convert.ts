@@ -155,6 +155,40 @@ export function converterFor(schema: z.ZodType): Converter {
   }
 }
 
+/**
+ * What a string from the path, query, a header or a cookie must look like for this schema, for
+ * messages such as `Expected an integer, got "abc"`; undefined for strings (anything goes).
+ */
+export function expectation(schema: z.ZodType): string | undefined {
+  const target = unwrap(schema);
+  const def = defOf(target);
+  switch (def.type) {
+    case 'number':
+      return isIntegerSchema(def) ? 'an integer' : 'a number';
+    case 'bigint':
+      return 'an integer';
+    case 'boolean':
+      return 'a boolean (true, false, 1 or 0)';
+    case 'date':
+      return 'a date';
+    case 'null':
+      return 'null';
+    case 'array':
+      return def.element ? expectation(def.element) : undefined;
+    case 'enum':
+    case 'literal': {
+      const values = (target as unknown as { _zod: { values?: Set<unknown> } })._zod.values;
+      return values ? `${values.size === 1 ? '' : 'one of '}${[...values].map((v) => JSON.stringify(v)).join(', ')}` : undefined;
+    }
+    case 'union': {
+      const options = (def.options ?? []).map(expectation).filter((e): e is string => e !== undefined);
+      return options.length ? options.join(' or ') : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
 /** Wraps a converter so a failed conversion hands the raw string to zod (which reports its usual issue). */
 export function lenient(convert: Converter): (raw: string) => unknown {
   if (convert === identity) return identity;

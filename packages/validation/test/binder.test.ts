@@ -58,7 +58,7 @@ describe('rule 1: path parameters', () => {
         in: 'path',
         path: ['user_id'],
         code: 'invalid_type',
-        message: 'Invalid input: expected number, received string',
+        message: `Expected an integer, got ${JSON.stringify(bad)}`,
       });
     },
   );
@@ -112,7 +112,7 @@ describe('rule 5: strict conversion of query strings', () => {
 
   it.each(['0x10', 'Infinity', '-Infinity', 'NaN', '', 'abc', '1.2.3', '+1', '1e400', ' 1'])('number rejects %j', (bad) => {
     expect(issues(numBind(raw({ query: `x=${encodeURIComponent(bad)}` })))).toEqual([
-      { in: 'query', path: ['x'], code: 'invalid_type', message: 'Invalid input: expected number, received string' },
+      { in: 'query', path: ['x'], code: 'invalid_type', message: `Expected a number, got ${JSON.stringify(bad)}` },
     ]);
   });
 
@@ -128,7 +128,12 @@ describe('rule 5: strict conversion of query strings', () => {
 
   it.each(['TRUE', 'yes', 'on', '', '2', 'False'])('boolean rejects %j', (bad) => {
     expect(issues(boolBind(raw({ query: `flag=${bad}` })))).toEqual([
-      { in: 'query', path: ['flag'], code: 'invalid_type', message: 'Invalid input: expected boolean, received string' },
+      {
+        in: 'query',
+        path: ['flag'],
+        code: 'invalid_type',
+        message: `Expected a boolean (true, false, 1 or 0), got ${JSON.stringify(bad)}`,
+      },
     ]);
   });
 
@@ -210,9 +215,7 @@ describe('rule 2: query parameters on GET/HEAD/DELETE/OPTIONS', () => {
     });
     expect(value(bind(raw({ query: 'page=1' })))).toEqual({ page: 1, size: 20 });
     expect(value(bind(raw({ query: 'page=1&size=5&q=x' })))).toEqual({ page: 1, size: 5, q: 'x' });
-    expect(issues(bind(raw({ query: 'size=5' })))).toEqual([
-      { in: 'query', path: ['page'], code: 'invalid_type', message: 'Invalid input: expected number, received undefined' },
-    ]);
+    expect(issues(bind(raw({ query: 'size=5' })))).toEqual([{ in: 'query', path: ['page'], code: 'missing', message: 'Field required' }]);
   });
 
   it('an invalid value for a defaulted param is still an error', () => {
@@ -229,9 +232,9 @@ describe('rule 2: query parameters on GET/HEAD/DELETE/OPTIONS', () => {
     expect(value(bind(raw({ query: 'tag=a&tag=b&id=1&id=2&id=3' })))).toEqual({ tag: ['a', 'b'], id: [1, 2, 3] });
     expect(value(bind(raw({ query: 'tag=only' })))).toEqual({ tag: ['only'] });
     expect(issues(bind(raw({ query: 'tag=a&id=1&id=x' })))).toEqual([
-      { in: 'query', path: ['id', 1], code: 'invalid_type', message: 'Invalid input: expected number, received string' },
+      { in: 'query', path: ['id', 1], code: 'invalid_type', message: 'Expected an integer, got "x"' },
     ]);
-    expect(issues(bind(raw({ query: '' })))[0]).toMatchObject({ in: 'query', path: ['tag'], code: 'invalid_type' });
+    expect(issues(bind(raw({ query: '' })))[0]).toMatchObject({ in: 'query', path: ['tag'], code: 'missing' });
   });
 
   it('array constraints apply to the collected values', () => {
@@ -283,7 +286,7 @@ describe('rule 4 on GET: query models', () => {
     const bind = compileBinder({ method: 'GET', pathParams: [], params: { filters: Filters } });
     expect(issues(bind(raw({ query: 'page=0&active=yes' })))).toEqual([
       { in: 'query', path: ['page'], code: 'too_small', message: expect.any(String) },
-      { in: 'query', path: ['active'], code: 'invalid_type', message: 'Invalid input: expected boolean, received string' },
+      { in: 'query', path: ['active'], code: 'invalid_type', message: 'Expected a boolean (true, false, 1 or 0), got "yes"' },
     ]);
   });
 
@@ -298,7 +301,7 @@ describe('rule 4 on GET: query models', () => {
       opts: { reason: 'spam', force: true },
     });
     expect(issues(bind(raw({ path: { id: '1' }, query: 'force=1' })))).toEqual([
-      { in: 'query', path: ['reason'], code: 'invalid_type', message: 'Invalid input: expected string, received undefined' },
+      { in: 'query', path: ['reason'], code: 'missing', message: 'Field required' },
     ]);
   });
 
@@ -347,9 +350,7 @@ describe('rule 3: body fields by name on POST/PUT/PATCH', () => {
 
   it('a missing body behaves like {}: required fields are reported, optional ones are fine', () => {
     const bind = compileBinder({ method: 'POST', pathParams: [], params: { a: z.int(), b: z.string().optional() } });
-    expect(issues(bind(raw()))).toEqual([
-      { in: 'body', path: ['a'], code: 'invalid_type', message: 'Invalid input: expected number, received undefined' },
-    ]);
+    expect(issues(bind(raw()))).toEqual([{ in: 'body', path: ['a'], code: 'missing', message: 'Field required' }]);
     const opt = compileBinder({ method: 'POST', pathParams: [], params: { b: z.string().optional(), c: z.int().default(1) } });
     expect(value(opt(raw()))).toEqual({ c: 1 });
   });
@@ -406,9 +407,7 @@ describe('rule 4: a single object param takes the whole body', () => {
 
   it('a missing or non-object body is an issue at the body root', () => {
     const bind = compileBinder({ method: 'PATCH', pathParams: [], params: { user: User } });
-    expect(issues(bind(raw()))).toEqual([
-      { in: 'body', path: [], code: 'invalid_type', message: 'Invalid input: expected object, received undefined' },
-    ]);
+    expect(issues(bind(raw()))).toEqual([{ in: 'body', path: [], code: 'missing', message: 'Field required' }]);
     expect(issues(bind(raw({ body: [1] })))).toEqual([
       { in: 'body', path: [], code: 'invalid_type', message: 'Invalid input: expected object, received array' },
     ]);
@@ -448,7 +447,7 @@ describe('rule 4: a single object param takes the whole body', () => {
 
   it('an explicit body() param alongside a model makes both fields by name', () => {
     const bind = compileBinder({ method: 'POST', pathParams: [], params: { user: User, note: body(z.string()) } });
-    expect(issues(bind(raw({ body: { note: 'n' } })))[0]).toMatchObject({ in: 'body', path: ['user'], code: 'invalid_type' });
+    expect(issues(bind(raw({ body: { note: 'n' } })))[0]).toMatchObject({ in: 'body', path: ['user'], code: 'missing' });
   });
 
   it('a non-object single param is still read by name', () => {
@@ -470,8 +469,8 @@ describe('rule 6: explicit sources', () => {
     });
     expect(value(bind(raw({ headers: { 'x-request-id': 'abc' } })))).toEqual({ x_request_id: 'abc', x_retry_count: 0 });
     expect(issues(bind(raw({ headers: { 'x-retry-count': '1.5' } })))).toEqual([
-      { in: 'header', path: ['x-request-id'], code: 'invalid_type', message: 'Invalid input: expected string, received undefined' },
-      { in: 'header', path: ['x-retry-count'], code: 'invalid_type', message: 'Invalid input: expected number, received string' },
+      { in: 'header', path: ['x-request-id'], code: 'missing', message: 'Field required' },
+      { in: 'header', path: ['x-retry-count'], code: 'invalid_type', message: 'Expected an integer, got "1.5"' },
     ]);
   });
 
@@ -489,8 +488,8 @@ describe('rule 6: explicit sources', () => {
     expect(value(bind(input))).toEqual({ session: 's1', n: 4 });
     expect(input.cookieCalls).toBe(1);
     expect(issues(bind(raw({ cookies: { n: 'x' } })))).toEqual([
-      { in: 'cookie', path: ['session'], code: 'invalid_type', message: expect.any(String) },
-      { in: 'cookie', path: ['n'], code: 'invalid_type', message: 'Invalid input: expected number, received string' },
+      { in: 'cookie', path: ['session'], code: 'missing', message: 'Field required' },
+      { in: 'cookie', path: ['n'], code: 'invalid_type', message: 'Expected an integer, got "x"' },
     ]);
 
     const noCookies = compileBinder({ method: 'GET', pathParams: [], params: { q: z.string().optional() } });
