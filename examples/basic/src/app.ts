@@ -1,4 +1,4 @@
-import { API, Response, z } from '@fnapi/core';
+import { API, body, JSONResponse, z } from '@fnapi/core';
 
 /** The seed's typical endpoint set, as a runnable app that doubles as documentation. */
 export function createApp(options: { logger?: false } = {}): API {
@@ -6,6 +6,16 @@ export function createApp(options: { logger?: false } = {}): API {
     title: 'fnapi example',
     description: 'The typical endpoint set: greetings, path and query parameters, a validated model, an echo.',
     version: '1.0.0',
+    servers: [{ url: '/', description: 'The server serving this document' }],
+    contact: { name: 'fnapi maintainers', email: 'maintainers@example.com' },
+    license: { name: 'MIT', identifier: 'MIT' },
+    termsOfService: 'https://example.com/terms',
+    tags: [
+      { name: 'greetings', description: 'Say hello' },
+      { name: 'users', description: 'Users and their posts' },
+      { name: 'search', description: 'Search with paging' },
+      { name: 'echo', description: 'Send JSON, get it back' },
+    ],
     ...options,
   });
 
@@ -83,12 +93,12 @@ export function createApp(options: { logger?: false } = {}): API {
       route: '/echo',
       method: 'POST',
       summary: 'Echo the JSON body',
-      description: 'Answers with the body it was sent and an `X-Echo` header.',
+      description: 'Answers with the JSON body it was sent (any JSON value) and an `X-Echo` header.',
       tags: ['echo'],
+      params: { payload: body(z.json(), { whole: true }) },
     },
-    async function echo(_input, request) {
-      const body = await request.json();
-      return new Response(body, { headers: { 'x-echo': 'true' } });
+    function echo({ payload }) {
+      return new JSONResponse(payload, { headers: { 'x-echo': 'true' } });
     },
   );
 

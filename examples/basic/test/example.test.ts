@@ -58,3 +58,56 @@ describe('examples/basic: the seed endpoint set', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(['/echo', '/hello/{name}', '/search', '/users', '/users/{user_id}/posts/{post_id}']);
   });
 });
+
+describe('the example for a newcomer', () => {
+  let client: TestClient;
+  beforeAll(async () => {
+    client = await TestClient.start(createApp({ logger: false }));
+  });
+  afterAll(() => client?.close());
+
+  it('POST /echo echoes any JSON value as JSON', async () => {
+    for (const value of ['a string', null, 42, [1, 'two'], { nested: { ok: true } }, false]) {
+      const res = await client.post('/echo', { json: value });
+      expect(res.status, JSON.stringify(value)).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json');
+      expect(res.headers['x-echo']).toBe('true');
+      expect(res.body).toBe(JSON.stringify(value));
+    }
+    expect((await client.post('/echo', { body: '{"broken', headers: { 'content-type': 'application/json' } })).status).toBe(400);
+    const missing = await client.post('/echo');
+    expect(missing.status).toBe(422);
+    expect(missing.json()).toMatchObject({ errors: [{ in: 'body', path: [], code: 'missing', message: 'Field required' }] });
+  });
+
+  it('documents /echo’s body, its 400, and the API’s servers, contact, license, terms and tags', async () => {
+    const doc = (await client.get('/openapi.json')).json<{
+      info: Record<string, unknown>;
+      servers: unknown[];
+      tags: { name: string; description?: string }[];
+      paths: Record<
+        string,
+        Record<string, { requestBody?: { required: boolean; content: Record<string, unknown> }; responses: Record<string, unknown> }>
+      >;
+      components: { schemas: Record<string, unknown> };
+    }>();
+    const echo = doc.paths['/echo']!.post!;
+    expect(echo.requestBody?.required).toBe(true);
+    expect(echo.requestBody?.content['application/json']).toEqual({ schema: { $ref: '#/components/schemas/Payload' } });
+    expect(doc.components.schemas.Payload).toBeDefined();
+    expect(echo.responses['400']).toBeDefined();
+    expect(doc.servers).toEqual([{ url: '/', description: 'The server serving this document' }]);
+    expect(doc.info).toMatchObject({
+      contact: { name: 'fnapi maintainers', email: 'maintainers@example.com' },
+      license: { name: 'MIT', identifier: 'MIT' },
+      termsOfService: 'https://example.com/terms',
+    });
+    expect(doc.tags.every((tag) => tag.description)).toBe(true);
+  });
+
+  it('redirects a path that differs by a trailing slash (308, query kept)', async () => {
+    const res = await client.get('/search/?query=x');
+    expect(res.status).toBe(308);
+    expect(res.headers.location).toBe('/search?query=x');
+  });
+});

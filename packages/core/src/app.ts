@@ -1,3 +1,4 @@
+import type { DocumentInfo } from '@fnapi/openapi';
 import { describeParams } from '@fnapi/validation';
 import { compile, type RegisteredEndpoint } from './compile.js';
 import { type DocumentSettings, describeApp, docsBuiltins } from './document.js';
@@ -29,6 +30,16 @@ export interface APIOptions {
   redocUrl?: string | null;
   /** Load the docs pages' scripts and styles from this base URL instead of serving them. */
   docsCdn?: string;
+  /** Where the API is served, for the document's `servers` (and Swagger UI's server list). */
+  servers?: DocumentInfo['servers'];
+  /** The document's `info.contact`. */
+  contact?: DocumentInfo['contact'];
+  /** The document's `info.license`: a name, and an SPDX `identifier` or a `url`. */
+  license?: DocumentInfo['license'];
+  /** The document's `info.termsOfService` (a URL). */
+  termsOfService?: string;
+  /** Descriptions of the tags endpoints use, in the order the docs pages show them. */
+  tags?: DocumentInfo['tags'];
   /** Detailed error bodies (exception name, message and stack) when true. */
   debug?: boolean;
   /** Largest accepted request body in bytes; default 1 MiB (413 past it). */
@@ -194,7 +205,13 @@ export class API extends RouteGroup implements Runtime {
   /** The OpenAPI 3.1 document (built on first use, again after routes change). */
   openapi(): Record<string, unknown> {
     this.compiled();
-    return (this.document ??= describeApp(this.documentSettings(), this.registry.values()));
+    return (this.document ??= describeApp(this.documentSettings(), this.registry.values(), (problem) =>
+      this.logger.error(
+        { err: problem.error, method: problem.method, path: problem.path, operationId: problem.operationId, parameter: problem.parameter },
+        `OpenAPI: ${problem.parameter} of ${problem.method} ${problem.path} cannot be documented; ` +
+          (problem.parameter === 'parameters' ? 'the operation is left out of the document' : 'shown as an open schema'),
+      ),
+    ));
   }
 
   /** Serves one request through plugins, middleware, routing and the endpoint; never rejects. */
@@ -232,6 +249,13 @@ export class API extends RouteGroup implements Runtime {
       redocUrl: this.redocUrl,
       docsCdn: this.options.docsCdn,
       validationError: this.options.validationError,
+      info: {
+        servers: this.options.servers,
+        contact: this.options.contact,
+        license: this.options.license,
+        termsOfService: this.options.termsOfService,
+        tags: this.options.tags,
+      },
     };
   }
 

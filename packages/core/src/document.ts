@@ -1,4 +1,4 @@
-import { buildDocument, docsRoutes, type OperationDescription } from '@fnapi/openapi';
+import { buildDocument, type DocumentInfo, docsRoutes, type OperationDescription, type SchemaProblem } from '@fnapi/openapi';
 import type { BuiltinRoute, RegisteredEndpoint } from './compile.js';
 import { handlerMetadata } from './endpoint.js';
 import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from './http.js';
@@ -14,6 +14,8 @@ export interface DocumentSettings {
   redocUrl: string | null;
   docsCdn: string | undefined;
   validationError: ValidationErrorFormat | undefined;
+  /** The rest of the document's `info` and top level: servers, contact, license, terms, tag descriptions. */
+  info: Pick<DocumentInfo, 'servers' | 'contact' | 'license' | 'termsOfService' | 'tags'>;
 }
 
 /** How an endpoint is described in the OpenAPI document (undefined when kept out of it). */
@@ -41,16 +43,25 @@ function operationOf(endpoint: RegisteredEndpoint): OperationDescription | undef
 }
 
 /** The OpenAPI 3.1 document of the registered endpoints. */
-export function describeApp(settings: DocumentSettings, endpoints: Iterable<RegisteredEndpoint>): Record<string, unknown> {
+export function describeApp(
+  settings: DocumentSettings,
+  endpoints: Iterable<RegisteredEndpoint>,
+  onSchemaProblem: (problem: SchemaProblem) => void,
+): Record<string, unknown> {
   const operations: OperationDescription[] = [];
   for (const endpoint of endpoints) {
     const operation = operationOf(endpoint);
     if (operation) operations.push(operation);
   }
-  return buildDocument({ title: settings.title, version: settings.version, description: settings.description }, operations, {
-    http: { reasonPhrase, statusHasBody, jsonMediaType: JSON_TYPE, problemMediaType: PROBLEM_JSON },
-    validationErrorSchema: settings.validationError?.schema,
-  });
+  return buildDocument(
+    { title: settings.title, version: settings.version, description: settings.description, ...settings.info },
+    operations,
+    {
+      http: { reasonPhrase, statusHasBody, jsonMediaType: JSON_TYPE, problemMediaType: PROBLEM_JSON },
+      validationErrorSchema: settings.validationError?.schema,
+      onSchemaProblem,
+    },
+  );
 }
 
 /** `/openapi.json` and the docs pages, as built-in routes; none when `openapiUrl` is null. */

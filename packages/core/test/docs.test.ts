@@ -3,7 +3,9 @@
  * endpoints registered and how they bind), its caching and rebuilding, and the `/docs` and `/redoc`
  * pages with their assets (on, off, moved; CSP and cache headers).
  */
-import { API, Router, z } from '@fnapi/core';
+import { API, body, Router, z } from '@fnapi/core';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { TestClient } from '@fnapi/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp as createExampleApp } from '../../../examples/basic/src/app.js';
@@ -54,6 +56,9 @@ describe('/openapi.json of the example app', () => {
       title: 'fnapi example',
       version: '1.0.0',
       description: 'The typical endpoint set: greetings, path and query parameters, a validated model, an echo.',
+      contact: { name: 'fnapi maintainers', email: 'maintainers@example.com' },
+      license: { name: 'MIT', identifier: 'MIT' },
+      termsOfService: 'https://example.com/terms',
     });
   });
 
@@ -99,9 +104,12 @@ describe('/openapi.json of the example app', () => {
     expect(doc.components?.schemas?.User).toMatchObject({ type: 'object', required: expect.arrayContaining(['name', 'email', 'age']) });
 
     const echo = operation(doc, 'POST', '/echo');
-    expect(echo.requestBody).toBeUndefined();
-    expect(statuses(echo)).toEqual(['200']);
-    expect(echo.description).toBe('Answers with the body it was sent and an `X-Echo` header.');
+    expect(echo.requestBody).toEqual({
+      required: true,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Payload' } } },
+    });
+    expect(statuses(echo)).toEqual(['200', '400', '413', '415', '422']);
+    expect(echo.description).toBe('Answers with the JSON body it was sent (any JSON value) and an `X-Echo` header.');
   });
 
   it('is the document app.openapi() returns', async () => {
@@ -583,3 +591,50 @@ function routerOf(app: API): Router {
   for (const entry of app.routeEntries()) router.include(entry.definition);
   return router;
 }
+
+describe('a document that cannot fail as a whole', () => {
+  it('documents z.json(), z.any(), z.unknown(), recursive and lazy schemas as open schemas', async () => {
+    interface Tree {
+      name: string;
+      children: Tree[];
+    }
+    const Tree: z.ZodType<Tree> = z.lazy(() => z.object({ name: z.string(), children: z.array(Tree) }));
+    const app = new API({ logger: false });
+    app.post('/json', { params: { payload: body(z.json(), { whole: true }) } }, ({ payload }) => payload);
+    app.post('/any', { params: { a: z.any(), u: z.unknown() } }, (input) => input);
+    app.post('/tree', { params: { tree: Tree } }, ({ tree }) => tree);
+    app.get('/hello', () => 'hello');
+    const res = await app.inject('/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = res.json<{ paths: Record<string, unknown> }>();
+    expect(Object.keys(doc.paths).sort()).toEqual(['/any', '/hello', '/json', '/tree']);
+  });
+
+  it('logs a schema that still fails, naming the endpoint and the parameter, and serves the rest', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
+    const app = new API({ logger: pino(sink) });
+    // Builds while the endpoint is registered and compiled, then breaks: a schema that fails only
+    // when the document is generated.
+    let broken = false;
+    const Broken = z.lazy((): z.ZodString => {
+      if (broken) throw new Error('this schema cannot be built');
+      return z.string();
+    });
+    app.get('/broken', { params: { q: Broken } }, ({ q }) => q);
+    app.get('/fine', { params: { n: z.int() } }, ({ n }) => n);
+    void app.routes;
+    broken = true;
+    const res = await app.inject('/openapi.json');
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.json<{ paths: object }>().paths)).toEqual(['/fine']);
+    const logged = lines.find((line) => String(line.msg).startsWith('OpenAPI: parameters of GET /broken'));
+    expect(logged).toMatchObject({ method: 'GET', path: '/broken', parameter: 'parameters', level: 50 });
+    expect(String(logged!.msg)).toContain('GET /broken');
+  });
+});

@@ -50,6 +50,26 @@ export interface DocumentInfo {
   title: string;
   version: string;
   description?: string;
+  /** `servers`: where the API is served, e.g. `[{ url: 'https://api.example.com', description: 'Production' }]`. */
+  servers?: { url: string; description?: string }[];
+  /** `info.contact`. */
+  contact?: { name?: string; url?: string; email?: string };
+  /** `info.license`: a name, and an SPDX `identifier` or a `url`. */
+  license?: { name: string; identifier?: string; url?: string };
+  /** `info.termsOfService`: a URL. */
+  termsOfService?: string;
+  /** Descriptions of the tags endpoints use (and their order in the pages). */
+  tags?: { name: string; description?: string }[];
+}
+
+/** A schema that could not be documented: it is shown as an open schema, and the rest is served. */
+export interface SchemaProblem {
+  method: string;
+  path: string;
+  operationId: string;
+  /** The parameter (`query page`, `body user`, `response`) whose schema failed. */
+  parameter: string;
+  error: unknown;
 }
 
 /**
@@ -72,6 +92,8 @@ export interface BuildOptions {
   http: HttpFacts;
   /** Replaces the documented 422 body schema; default `ValidationProblemSchema`. */
   validationErrorSchema?: z.ZodType;
+  /** Told of every schema that could not be documented (the document is built all the same). */
+  onSchemaProblem?(problem: SchemaProblem): void;
 }
 
 /** Name of the shared problem-details component. */
@@ -144,7 +166,16 @@ class DocumentBuilder {
   ) {}
 
   build(): Record<string, unknown> {
-    const described = this.operations.map((op) => ({ op, ...describeParams(op.plan) }));
+    // In safe mode an operation whose parameters cannot even be analysed is left out and reported.
+    const described = this.operations.flatMap((op) => {
+      if (!this.safe) return [{ op, ...describeParams(op.plan) }];
+      try {
+        return [{ op, ...describeParams(op.plan) }];
+      } catch (error) {
+        this.options.onSchemaProblem?.({ method: op.method, path: op.path, operationId: op.operationId, parameter: 'parameters', error });
+        return [];
+      }
+    });
 
     // Names are settled before any operation is generated: the shared components first, then every
     // whole-body model in operation order, so names do not depend on which schema is met first inside
@@ -170,8 +201,12 @@ class DocumentBuilder {
         title: this.info.title,
         version: this.info.version,
         ...(this.info.description !== undefined ? { description: this.info.description } : {}),
+        ...(this.info.termsOfService !== undefined ? { termsOfService: this.info.termsOfService } : {}),
+        ...(this.info.contact !== undefined ? { contact: { ...this.info.contact } } : {}),
+        ...(this.info.license !== undefined ? { license: { ...this.info.license } } : {}),
       },
-      ...(this.tags.length > 0 ? { tags: this.tags.map((name) => ({ name })) } : {}),
+      ...(this.info.servers?.length ? { servers: this.info.servers.map((server) => ({ ...server })) } : {}),
+      ...(this.documentTags().length > 0 ? { tags: this.documentTags() } : {}),
     }) as unknown as Record<string, unknown>;
 
     this.fixParameters(document, requiredByOperation);
@@ -210,11 +245,23 @@ class DocumentBuilder {
     for (const undo of this.restore.splice(0).reverse()) undo();
   }
 
-  private schemaFor(schema: AnySchema): AnySchema | SchemaObject {
-    return this.safe ? this.ensureConvertible(schema) : schema;
+  /** Described tags: the app's own (with descriptions, in its order), then any other tag endpoints use. */
+  private documentTags(): { name: string; description?: string }[] {
+    const described = this.info.tags ?? [];
+    const names = new Set(described.map((tag) => tag.name));
+    return [...described.map((tag) => ({ ...tag })), ...this.tags.filter((name) => !names.has(name)).map((name) => ({ name }))];
   }
 
-  private ensureConvertible(schema: AnySchema): AnySchema | SchemaObject {
+  private schemaFor(schema: AnySchema, op?: OperationDescription, parameter?: string): AnySchema | SchemaObject {
+    return this.safe ? this.ensureConvertible(schema, op, parameter) : schema;
+  }
+
+  /**
+   * In safe mode each schema is tried alone: one zod-to-openapi cannot convert (an unknown type,
+   * recursion through `z.json()` or `z.lazy()`) becomes the JSON Schema zod itself gives, or an open
+   * schema, and whatever fails for another reason is reported with its operation and parameter.
+   */
+  private ensureConvertible(schema: AnySchema, op?: OperationDescription, parameter?: string): AnySchema | SchemaObject {
     const cached = this.safeCache.get(schema);
     if (cached) return cached;
     let result: AnySchema | SchemaObject = schema;
@@ -226,16 +273,24 @@ class DocumentBuilder {
         },
       ]).generateDocument({ openapi: '3.1.0', info: { title: '', version: '' } });
     } catch (error) {
-      if (!isUnknownTypeError(error)) throw error;
       result = fallbackJsonSchema(schema);
+      if (!isUnknownTypeError(error) && !(error instanceof RangeError) && op !== undefined) {
+        this.options.onSchemaProblem?.({
+          method: op.method,
+          path: op.path,
+          operationId: op.operationId,
+          parameter: parameter ?? 'schema',
+          error,
+        });
+      }
     }
     this.safeCache.set(schema, result);
     return result;
   }
 
   /** A parameter's schema must stay a zod schema for zod-to-openapi: wrap a fallback in `z.unknown()`. */
-  private paramSchema(schema: AnySchema): AnySchema {
-    const converted = this.schemaFor(schema);
+  private paramSchema(schema: AnySchema, op?: OperationDescription, parameter?: string): AnySchema {
+    const converted = this.schemaFor(schema, op, parameter);
     if (converted instanceof z.ZodType) return converted;
     const holder = z.unknown();
     zodToOpenAPIRegistry.add(holder, converted as never);
@@ -246,7 +301,7 @@ class DocumentBuilder {
     for (const tag of op.tags ?? []) if (!this.tags.includes(tag)) this.tags.push(tag);
 
     const groups: Record<ParamDescriptor['in'], Record<string, AnySchema>> = { path: {}, query: {}, header: {}, cookie: {} };
-    for (const p of params) groups[p.in][p.wireName] = this.paramSchema(p.schema);
+    for (const p of params) groups[p.in][p.wireName] = this.paramSchema(p.schema, op, `${p.in} ${p.wireName}`);
     // Every `{name}` of the template must be described, even one the plan left without a schema.
     for (const name of templateParams(op.path, op.plan.pathParams)) {
       if (!(name in groups.path)) groups.path[name] = z.string();
@@ -267,7 +322,14 @@ class DocumentBuilder {
         body.kind === 'whole'
           ? !isOptionalSchema(body.schema)
           : Object.values(body.schema.shape).some((field) => !isOptionalSchema(field as AnySchema));
-      request.body = { required, content: { [this.options.http.jsonMediaType]: { schema: this.schemaFor(body.schema) as never } } };
+      request.body = {
+        required,
+        content: {
+          [this.options.http.jsonMediaType]: {
+            schema: this.schemaFor(body.schema, op, `body${body.kind === 'whole' ? ` ${body.name}` : ''}`) as never,
+          },
+        },
+      };
     }
 
     const responses: Record<string, ResponseConfig> = {};
@@ -276,7 +338,7 @@ class DocumentBuilder {
     if (!http.statusHasBody(status)) {
       responses[String(status)] = { description: http.reasonPhrase(status) };
     } else {
-      const schema = op.response ? this.schemaFor(op.response) : {};
+      const schema = op.response ? this.schemaFor(op.response, op, 'response') : {};
       responses[String(status)] = {
         description: http.reasonPhrase(status),
         content: { [http.jsonMediaType]: { schema: schema as never } },
@@ -438,8 +500,8 @@ export function buildDocument(
   };
   try {
     return attempt(false);
-  } catch (error) {
-    if (!isUnknownTypeError(error)) throw error;
+  } catch {
+    // Some schema zod-to-openapi cannot convert: try each alone, open up the ones that fail.
     return attempt(true);
   }
 }

@@ -148,6 +148,7 @@ function analyze(plan: BinderPlan): Entry[] {
 
   const implicit: [string, z.ZodType][] = [];
   const explicitBody: [string, z.ZodType][] = [];
+  let wholeBody: [string, z.ZodType] | undefined;
   for (const [name, spec] of Object.entries(params)) {
     if (pathNames.has(name)) continue;
     if (isParamSource(spec)) {
@@ -163,7 +164,10 @@ function analyze(plan: BinderPlan): Entry[] {
           entries.push(queryEntry(name, schema));
           break;
         case 'body':
-          explicitBody.push([name, schema]);
+          if (spec.whole) {
+            if (wholeBody) throw new TypeError(`Parameters "${wholeBody[0]}" and "${name}" cannot both receive the whole body`);
+            wholeBody = [name, schema];
+          } else explicitBody.push([name, schema]);
           break;
         default:
           throw new TypeError(`Parameter "${name}" has an unknown source "${String((spec as ParamSource).in)}"`);
@@ -176,6 +180,17 @@ function analyze(plan: BinderPlan): Entry[] {
     implicit.push([name, spec]);
   }
 
+  if (wholeBody) {
+    const others = [...explicitBody, ...(BODY_METHODS.has(method) ? implicit : [])].map(([n]) => `"${n}"`);
+    if (others.length > 0) {
+      throw new TypeError(
+        `Parameter "${wholeBody[0]}" receives the whole body (body(…, { whole: true })), so ${others.join(', ')} cannot also be read from it`,
+      );
+    }
+    entries.push({ kind: 'wholeBody', name: wholeBody[0], in: 'body', wire: wholeBody[0], schema: wholeBody[1] });
+    if (!BODY_METHODS.has(method)) for (const [name, schema] of implicit) entries.push(queryEntry(name, schema));
+    return entries;
+  }
   if (BODY_METHODS.has(method)) {
     if (implicit.length === 1 && explicitBody.length === 0 && isObjectSchema(implicit[0][1])) {
       const [name, schema] = implicit[0];
@@ -347,7 +362,9 @@ const FROM_STRINGS: ReadonlySet<ParamLocation> = new Set(['path', 'query', 'head
  */
 function readable(issue: z.core.$ZodIssue, location: ParamLocation, expected: string | undefined): { message: string; code: string } {
   const input = (issue as { input?: unknown }).input;
-  if (issue.code === 'invalid_type' && input === undefined) return { message: 'Field required', code: 'missing' };
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && input === undefined) {
+    return { message: 'Field required', code: 'missing' };
+  }
   if (
     expected !== undefined &&
     FROM_STRINGS.has(location) &&

@@ -15,12 +15,15 @@ const BRAND: unique symbol = Symbol.for('fnapi.ParamSource') as never;
 export class ParamSource<S extends z.ZodType = z.ZodType, L extends ExplicitLocation = ExplicitLocation> {
   readonly in: L;
   readonly schema: S;
+  /** For `body(schema, { whole: true })`: the parameter receives the whole JSON body. */
+  readonly whole: boolean;
   /** @internal */
   readonly [BRAND] = true;
 
-  constructor(location: L, schema: S) {
+  constructor(location: L, schema: S, whole = false) {
     this.in = location;
     this.schema = schema;
+    this.whole = whole;
   }
 }
 
@@ -44,7 +47,11 @@ export function query<S extends z.ZodType>(schema: S): ParamSource<S, 'query'> {
   return new ParamSource('query', schema);
 }
 
-/** Reads the JSON body field of the parameter's name, whatever the method. */
-export function body<S extends z.ZodType>(schema: S): ParamSource<S, 'body'> {
-  return new ParamSource('body', schema);
+/**
+ * Reads the JSON body field of the parameter's name, whatever the method; with `{ whole: true }` the
+ * parameter receives the whole JSON body, whatever its schema (`body(z.json(), { whole: true })`
+ * accepts any JSON value, as FastAPI's single `Body()` parameter does).
+ */
+export function body<S extends z.ZodType>(schema: S, options?: { whole?: boolean }): ParamSource<S, 'body'> {
+  return new ParamSource('body', schema, options?.whole ?? false);
 }
