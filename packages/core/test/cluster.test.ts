@@ -130,3 +130,13 @@ describe('app.run({ workers })', () => {
     expect(output).toContain('giving up');
   });
 });
+
+describe('a single process', () => {
+  it('exits 0 when a second SIGINT arrives while it drains (Ctrl-C through pnpm sends two)', async () => {
+    const { child, exited } = await start({ WORKERS: '1' });
+    child.kill('SIGINT');
+    child.kill('SIGINT');
+    setTimeout(() => child.kill('SIGINT'), 5);
+    expect(await exited).toBe(0);
+  });
+});

@@ -255,7 +255,9 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
       server.closeAllConnections();
       await closed;
       await app.shutdown();
-      removeSignals();
+      // Exiting: keep the handlers until then, so a second SIGINT (a terminal's Ctrl-C also reaches the
+      // process through pnpm, which forwards it) cannot kill the process by the default action.
+      if (!exit) removeSignals();
       app.emit('server_stopped', {});
       app.logger.info('fnapi stopped');
       if (exit) process.exit(0);
