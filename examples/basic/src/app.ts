@@ -24,6 +24,7 @@ export function createApp(options: { logger?: false } = {}): API {
       route: '/hello/{name}',
       method: 'GET',
       summary: 'Say hello',
+      description: 'Greets `name`, with `greeting` in front (default "Hello").',
       tags: ['greetings'],
       params: { name: z.string(), greeting: z.string().optional() },
     },
@@ -36,6 +37,7 @@ export function createApp(options: { logger?: false } = {}): API {
     {
       route: '/users/{user_id}/posts/{post_id}',
       summary: 'One post of a user',
+      description: 'Both ids are integers; anything else is a 422 naming the value.',
       tags: ['users'],
       params: { user_id: z.int(), post_id: z.int() },
     },
@@ -48,6 +50,7 @@ export function createApp(options: { logger?: false } = {}): API {
     {
       route: '/search',
       summary: 'Search',
+      description: 'A required query, and paging with defaults (page 1, 10 results a page, at most 100).',
       tags: ['search'],
       params: {
         query: z.string().min(1),
@@ -78,6 +81,7 @@ export function createApp(options: { logger?: false } = {}): API {
       route: '/users',
       method: 'POST',
       summary: 'Create a user',
+      description: 'Validates the whole JSON body against the `User` model; unknown keys are dropped.',
       tags: ['users'],
       statusCode: 201,
       params: { user: User },
