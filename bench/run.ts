@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import type { LoadJob, LoadResult } from './load.ts';
+import { publicItems } from './servers/catalogue.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -25,8 +26,8 @@ const HELP = `Usage: tsx run.ts [options]
   --rounds <n>           rounds over all servers             (default 3, BENCH_ROUNDS)
   --connections <n>      autocannon connections              (default 50, BENCH_CONNECTIONS)
   --pipelining <n>       autocannon pipelining               (default 1, BENCH_PIPELINING)
-  --frameworks <list>    comma-separated subset of: raw,fnapi,fastify,hono,express
-  --endpoints <list>     comma-separated subset of: hello,posts,create
+  --frameworks <list>    comma-separated subset of: raw,fnapi,fnapi-default,fastify,hono,express
+  --endpoints <list>     comma-separated subset of: hello,posts,create,list
   --source               run fnapi from its TypeScript sources instead of the built dist
   --no-pin               do not pin processes to CPUs even where taskset exists
   --check-only           only run the correctness checks
@@ -103,9 +104,10 @@ interface Framework {
 
 const FRAMEWORKS: Framework[] = [
   { name: 'raw', label: 'node:http (raw)', file: 'servers/raw.ts', packages: [] },
-  { name: 'fnapi', label: 'fnapi', file: 'servers/fnapi.ts', packages: ['@fnapi/core', 'zod'] },
+  { name: 'fnapi', label: 'fnapi (tuned)', file: 'servers/fnapi.ts', packages: ['@fnapi/core', 'zod'] },
+  { name: 'fnapi-default', label: 'fnapi (defaults)', file: 'servers/fnapi-default.ts', packages: ['@fnapi/core', 'zod'] },
   { name: 'fastify', label: 'Fastify', file: 'servers/fastify.ts', packages: ['fastify'] },
-  { name: 'hono', label: 'Hono', file: 'servers/hono.ts', packages: ['hono', '@hono/node-server', 'zod'] },
+  { name: 'hono', label: 'Hono', file: 'servers/hono.ts', packages: ['hono', '@hono/node-server', '@hono/zod-validator', 'zod'] },
   { name: 'express', label: 'Express', file: 'servers/express.ts', packages: ['express', 'zod'] },
 ];
 
@@ -130,6 +132,7 @@ const ENDPOINTS: Endpoint[] = [
     path: '/users/42/posts/7?page=2&limit=10',
   },
   { name: 'create', label: 'POST /users', method: 'POST', path: '/users', body: JSON.stringify(USER_IN) },
+  { name: 'list', label: 'GET /items (50 through a response model)', method: 'GET', path: '/items' },
 ];
 
 function pick<T extends { name: string }>(all: T[], list: string | undefined, what: string): T[] {
@@ -258,6 +261,19 @@ interface Sample extends LoadResult {
   cpuPerRequest: number;
   /** CPU used by everything else on the machine meanwhile (other processes), in cores. */
   otherCpu: number;
+  /** Highest resident set size of the server during the measured run, in bytes. */
+  peakRss: number;
+}
+
+/** Resident set size of a process in bytes, from /proc (undefined elsewhere). */
+function rssBytes(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -285,6 +301,12 @@ function runLoad(job: LoadJob, serverPid: number | undefined): Promise<Sample> {
   let serverCpu = NaN;
   let serverCpuSeconds = NaN;
   let machineCpu = NaN;
+  let peakRss = NaN;
+  let rssTimer: NodeJS.Timeout | undefined;
+  const sampleRss = () => {
+    const rss = rssBytes(serverPid);
+    if (rss !== undefined) peakRss = Number.isNaN(peakRss) ? rss : Math.max(peakRss, rss);
+  };
   let result = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => {
     out += d;
@@ -295,9 +317,13 @@ function runLoad(job: LoadJob, serverPid: number | undefined): Promise<Sample> {
       out = out.slice(nl + 1);
       if (line === 'measure') {
         measureStart = { cpu: cpuSeconds(serverPid), busy: machineBusySeconds(), t: process.hrtime.bigint() };
+        sampleRss();
+        rssTimer = setInterval(sampleRss, 250);
       } else if (line.startsWith('{') && measureStart) {
         const cpu = cpuSeconds(serverPid);
         const busy = machineBusySeconds();
+        clearInterval(rssTimer);
+        sampleRss();
         const wall = Number(process.hrtime.bigint() - measureStart.t) / 1e9;
         if (measureStart.cpu !== undefined && cpu !== undefined) {
           serverCpuSeconds = cpu - measureStart.cpu;
@@ -313,6 +339,7 @@ function runLoad(job: LoadJob, serverPid: number | undefined): Promise<Sample> {
   return new Promise((resolve, reject) => {
     child.on('exit', (code) => {
       clearTimeout(limit);
+      clearInterval(rssTimer);
       children.delete(child);
       try {
         if (code !== 0) throw new Error(`exit code ${code}`);
@@ -322,6 +349,7 @@ function runLoad(job: LoadJob, serverPid: number | undefined): Promise<Sample> {
           serverCpu,
           cpuPerRequest: (serverCpuSeconds / r.total) * 1e6,
           otherCpu: Math.max(0, machineCpu - serverCpu - r.cpu),
+          peakRss,
         });
       } catch (e) {
         reject(new Error(`load generator failed (${String(e)}): ${err || out}`));
@@ -376,6 +404,13 @@ const CHECKS: Check[] = [
     path: '/users',
     body: { name: 'A', email: 'not-an-email', age: 12 },
     status: 'client-error',
+  },
+  {
+    what: 'list: 50 items, internal field dropped',
+    method: 'GET',
+    path: '/items',
+    status: 200,
+    json: publicItems(),
   },
   {
     what: 'create, bad role',
@@ -574,6 +609,7 @@ async function main(): Promise<number> {
     otherCpu: number;
     cpuPerRequest: number;
     cpuRatio: number;
+    peakRss: number;
     bad: number;
   }
   const rows: Row[] = [];
@@ -589,6 +625,7 @@ async function main(): Promise<number> {
         serverCpu: median(list.map((x) => x.serverCpu)),
         otherCpu: median(list.map((x) => x.otherCpu)),
         cpuPerRequest: median(list.map((x) => x.cpuPerRequest)),
+        peakRss: Math.max(...list.map((x) => x.peakRss)),
         bad: list.reduce((n, x) => n + x.errors + x.timeouts + x.non2xx, 0),
       };
     };
@@ -607,7 +644,7 @@ async function main(): Promise<number> {
   }
 
   const detail = table(
-    ['endpoint', 'framework', 'req/s (median)', 'min–max req/s', 'p99 ms', '× raw', 'CPU µs/req', 'errors'],
+    ['endpoint', 'framework', 'req/s (median)', 'min–max req/s', 'p99 ms', '× raw', 'CPU µs/req', 'peak RSS MB', 'errors'],
     rows.map((r) => [
       r.ep.label,
       r.fw.label,
@@ -616,9 +653,10 @@ async function main(): Promise<number> {
       fmtMs(r.p99),
       fmtRatio(r.ratio),
       fmtMs(r.cpuPerRequest),
+      Number.isFinite(r.peakRss) ? (r.peakRss / 1024 / 1024).toFixed(0) : '—',
       String(r.bad),
     ]),
-    ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
   );
   const summary = table(
     ['framework', ...endpoints.map((e) => e.name)],

@@ -2,6 +2,7 @@
 import express from 'express';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import { publicItems } from './catalogue.js';
 import { User } from './user-model.js';
 
 const app = express();
@@ -31,6 +32,10 @@ app.post('/users', (req, res) => {
   const user = User.safeParse(req.body);
   if (!user.success) return void res.status(422).json({ errors: user.error.issues });
   res.status(201).json(user.data);
+});
+
+app.get('/items', (_req, res) => {
+  res.json(publicItems());
 });
 
 const server = app.listen(0, '127.0.0.1', () => {

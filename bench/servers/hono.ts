@@ -1,40 +1,29 @@
-// Hono 4 on @hono/node-server, validating with zod 4 (safeParse in the handler).
+// Hono 4 on @hono/node-server, validating with @hono/zod-validator (zod 4): Hono's idiomatic form.
 import { serve } from '@hono/node-server';
+import { zValidator } from '@hono/zod-validator';
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { publicItems } from './catalogue.js';
 import { User } from './user-model.js';
 
 const app = new Hono();
 
 app.get('/hello', (c) => c.json({ message: 'hello' }));
 
-const PostsParams = z.object({ id: z.coerce.number().int(), postId: z.coerce.number().int() });
-const PostsQuery = z.object({
-  page: z.coerce.number().int().default(1),
-  limit: z.coerce.number().int().default(20),
-});
+app.get(
+  '/users/:id/posts/:postId',
+  zValidator('param', z.object({ id: z.coerce.number().int(), postId: z.coerce.number().int() })),
+  zValidator('query', z.object({ page: z.coerce.number().int().default(1), limit: z.coerce.number().int().default(20) })),
+  (c) => {
+    const { id, postId } = c.req.valid('param');
+    const { page, limit } = c.req.valid('query');
+    return c.json({ id, postId, page, limit });
+  },
+);
 
-app.get('/users/:id/posts/:postId', (c) => {
-  const params = PostsParams.safeParse(c.req.param());
-  if (!params.success) return c.json({ errors: params.error.issues }, 400);
-  const query = PostsQuery.safeParse(c.req.query());
-  if (!query.success) return c.json({ errors: query.error.issues }, 400);
-  const { id, postId } = params.data;
-  const { page, limit } = query.data;
-  return c.json({ id, postId, page, limit });
-});
+app.post('/users', zValidator('json', User), (c) => c.json(c.req.valid('json'), 201));
 
-app.post('/users', async (c) => {
-  let body: unknown;
-  try {
-    body = await c.req.json();
-  } catch {
-    return c.json({ error: 'malformed JSON' }, 400);
-  }
-  const user = User.safeParse(body);
-  if (!user.success) return c.json({ errors: user.error.issues }, 422);
-  return c.json(user.data, 201);
-});
+app.get('/items', (c) => c.json(publicItems()));
 
 serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => {
   process.stdout.write(`${JSON.stringify({ port: info.port })}\n`);

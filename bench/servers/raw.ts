@@ -2,6 +2,7 @@
 // fastest honest code that still routes, validates and serialises exactly like the others.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { publicItems } from './catalogue.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const HELLO = JSON.stringify({ message: 'hello' });
@@ -141,6 +142,8 @@ const server = createServer((req, res) => {
   const method = req.method;
   if (method === 'GET') {
     if (path === '/hello') return send(res, 200, HELLO);
+    // The list is serialised per request, as a handler reading a store would.
+    if (path === '/items') return send(res, 200, JSON.stringify(publicItems()));
     if (path.startsWith('/users/')) return userPosts(res, path, query);
   } else if (method === 'POST' && path === '/users') {
     return createUser(req, res);
