@@ -6,18 +6,30 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { Writable } from 'node:stream';
 import { API } from '@fnapi/core';
 import { TestClient } from '@fnapi/core/testing';
-import { REDIS_URL, serviceAvailable } from '@fnapi/test-support';
+import { freePort, jsonLines, REDIS_URL, serviceAvailable } from '@fnapi/test-support';
 import { pino } from 'pino';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CacheMiddleware, RedisCacheStore } from '../src/index.js';
 
 const available = await serviceAvailable('Redis', REDIS_URL);
+
+/** Waits until the store's client is connected (its first call may give up within the store timeout). */
+async function connected(store: RedisCacheStore): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      await store.get('connection-probe');
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
 
 function appWith(store: RedisCacheStore, counter: { hits: number }, logger = pino({ enabled: false })): API {
   const app = new API({ logger: false });
@@ -43,6 +55,7 @@ describe.skipIf(!available)('RedisCacheStore on the shared Redis', () => {
     for (let i = 0; i < 2; i++) {
       const store = new RedisCacheStore({ url: REDIS_URL, keyPrefix });
       stores.push(store);
+      await connected(store);
       clients.push(await TestClient.start(appWith(store, counter)));
     }
     const first = await clients[0]!.get('/items/7');
@@ -79,14 +92,6 @@ class PrivateRedis {
   private child: ChildProcess | undefined;
   private readonly dir = mkdtempSync(`${tmpdir()}/fnapi-redis-`);
   constructor(readonly port: number) {}
-
-  static async freePort(): Promise<number> {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as { port: number };
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    return port;
-  }
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
@@ -128,18 +133,13 @@ describe.skipIf(!available || !redisServerInstalled)('Redis going down and comin
   let store: RedisCacheStore;
   let client: TestClient;
   const counter = { hits: 0 };
-  const lines: Record<string, unknown>[] = [];
+  const { stream: sink, lines } = jsonLines();
 
   beforeAll(async () => {
-    redis = new PrivateRedis(await PrivateRedis.freePort());
+    redis = new PrivateRedis(await freePort());
     await redis.start();
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(JSON.parse(String(chunk)));
-        done();
-      },
-    });
     store = new RedisCacheStore({ url: redis.url, timeout: 100 });
+    await connected(store);
     client = await TestClient.start(appWith(store, counter, pino(sink)));
   });
 

@@ -4,7 +4,7 @@
  * pages with their assets (on, off, moved; CSP and cache headers).
  */
 import { API, body, Router, z } from '@fnapi/core';
-import { Writable } from 'node:stream';
+import { jsonLines } from '@fnapi/test-support';
 import { pino } from 'pino';
 import { TestClient } from '@fnapi/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -611,14 +611,8 @@ describe('a document that cannot fail as a whole', () => {
   });
 
   it('logs a schema that still fails, naming the endpoint and the parameter, and serves the rest', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(JSON.parse(String(chunk)));
-        done();
-      },
-    });
-    const app = new API({ logger: pino(sink) });
+    const { stream, lines } = jsonLines();
+    const app = new API({ logger: pino(stream) });
     // Builds while the endpoint is registered and compiled, then breaks: a schema that fails only
     // when the document is generated.
     let broken = false;

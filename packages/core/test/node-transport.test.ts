@@ -5,7 +5,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
+import { jsonLines } from '@fnapi/test-support';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API, z } from '../src/index.js';
@@ -105,13 +105,7 @@ describe('status line', () => {
 
 describe('run() address', () => {
   it('defaults to HOST and PORT and logs the address really bound', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(JSON.parse(String(chunk)));
-        done();
-      },
-    });
+    const { stream: sink, lines } = jsonLines();
     const saved = { HOST: process.env.HOST, PORT: process.env.PORT };
     process.env.HOST = '127.0.0.1';
     process.env.PORT = '0';

@@ -5,9 +5,9 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@fnapi/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
 import { app } from './fixtures/app.js';
 
@@ -63,27 +63,19 @@ describe('fnapi openapi and routes', () => {
   });
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 describe('fnapi dev', () => {
-  let child: ChildProcess | undefined;
   const dir = mkdtempSync(join(here, 'tmp-'));
-  afterAll(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child!.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('serves the app and serves an edited imported file within 2 s', async () => {
+  async function stop(child: ChildProcess): Promise<void> {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+
+  // A timing on a shared 2-core machine: retried, so one busy moment does not fail the suite.
+  it('serves the app and serves an edited imported file within 2 s', { retry: 2 }, async () => {
     writeFileSync(join(dir, 'version.ts'), `export const version = 'v1';\n`);
     writeFileSync(
       join(dir, 'app.ts'),
@@ -91,7 +83,7 @@ describe('fnapi dev', () => {
     );
     const port = await freePort();
     let output = '';
-    child = spawn(process.execPath, ['--import', 'tsx', cli, 'dev', join(dir, 'app.ts')], {
+    const child = spawn(process.execPath, ['--import', 'tsx', cli, 'dev', join(dir, 'app.ts')], {
       env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -105,12 +97,16 @@ describe('fnapi dev', () => {
         return undefined;
       }
     };
-    await expect.poll(version, { timeout: 20_000, interval: 100 }).toBe('v1');
-    expect(output).toContain(`docs at http://127.0.0.1:${port}/docs`);
+    try {
+      await expect.poll(version, { timeout: 20_000, interval: 100 }).toBe('v1');
+      expect(output).toContain(`docs at http://127.0.0.1:${port}/docs`);
 
-    writeFileSync(join(dir, 'version.ts'), `export const version = 'v2';\n`);
-    const edited = performance.now();
-    await expect.poll(version, { timeout: 5000, interval: 50 }).toBe('v2');
-    expect(performance.now() - edited).toBeLessThan(2000);
+      writeFileSync(join(dir, 'version.ts'), `export const version = 'v2';\n`);
+      const edited = performance.now();
+      await expect.poll(version, { timeout: 5000, interval: 50 }).toBe('v2');
+      expect(performance.now() - edited).toBeLessThan(2000);
+    } finally {
+      await stop(child);
+    }
   });
 });

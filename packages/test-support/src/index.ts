@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
+import { Writable } from 'node:stream';
 import { chromium, type Browser } from 'playwright-core';
 
 /** Under `FNAPI_REQUIRE_SERVICES=1` (CI) a missing service or browser fails instead of skipping. */
@@ -91,4 +92,25 @@ export function isLoopbackUrl(url: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A loopback port nothing listens on right now (a server opened on port 0, then closed). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A writable stream that keeps every JSON line written to it (give it to pino to read the logs). */
+export function jsonLines(): { stream: Writable; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { stream, lines };
 }
