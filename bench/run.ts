@@ -736,7 +736,7 @@ ${args.source ? '\nfnapi ran from its TypeScript sources (--source), not the bui
 - connections ${settings.connections}, pipelining ${settings.pipelining}
 - warm-up ${settings.warmup} s, then ${settings.duration} s measured, per server and endpoint
 - ${settings.rounds} round(s), servers interleaved (the starting server rotates each round)
-- NODE_ENV=production; logging off in every server
+- NODE_ENV=production; logging off in every server but fnapi (defaults), which logs through its default pino logger
 `;
     const out = args.out ?? join(here, 'RESULTS.md');
     writeFileSync(out, md);
