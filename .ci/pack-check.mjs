@@ -1,4 +1,5 @@
-// The packed-install check: packs every published package (each builds itself first, `prepack`),
+// The packed-install check: builds the workspace, packs every published package (`prepack` builds
+// each again, as a publish would),
 // then installs the tarballs into fresh npm projects — as a user who has none of this workspace
 // would — and in each runs a smoke script and `tsc --noEmit` on a typed snippet. For core alone it
 // also measures the install on disk (at most 20 MB) and serves /docs and /redoc from it.
@@ -150,6 +151,7 @@ function diskUsage(dir) {
 }
 
 const work = mkdtempSync(join(tmpdir(), 'fnapi-pack-'));
+process.on('exit', () => rmSync(work, { recursive: true, force: true }));
 const tarballs = join(work, 'tarballs');
 mkdirSync(tarballs);
 const published = readdirSync(join(root, 'packages'))
@@ -159,7 +161,10 @@ const published = readdirSync(join(root, 'packages'))
   }))
   .filter(({ manifest }) => !manifest.private);
 
-console.log(`packing ${published.length} packages (each builds itself first)…`);
+// Packages are packed one by one and each one's build needs its dependencies' declarations: build the
+// workspace in dependency order first, so the script also works on its own from a fresh clone.
+run('pnpm', ['-r', '--filter', './packages/*', 'build'], { cwd: root });
+console.log(`packing ${published.length} packages…`);
 const tarballOf = {};
 for (const { dir, manifest } of published) {
   const out = run('pnpm', ['pack', '--pack-destination', tarballs], { cwd: dir });
@@ -228,7 +233,6 @@ for (const name of wanted) {
   }
 }
 
-rmSync(work, { recursive: true, force: true });
 if (failures.length) {
   console.error(`packed-install check failed for: ${failures.join(', ')}`);
   process.exit(1);

@@ -33,6 +33,9 @@ export class RedisCacheStore implements CacheStore<CacheEntry> {
   private readonly ownsClient: boolean;
   private client: RedisClientType | undefined;
   private connecting: Promise<unknown> | undefined;
+  /** Resolves when the client first becomes ready; shared by every call made before then. */
+  private firstReady: Promise<void> | undefined;
+  private everReady = false;
 
   constructor(options: RedisCacheStoreOptions = {}) {
     this.keyPrefix = options.keyPrefix ?? 'fnapi:cache:';
@@ -64,6 +67,8 @@ export class RedisCacheStore implements CacheStore<CacheEntry> {
     if (!this.ownsClient || client === undefined) return;
     this.client = undefined;
     this.connecting = undefined;
+    this.firstReady = undefined;
+    this.everReady = false;
     // A client that is not ready (Redis down, reconnecting) would wait for it: drop it at once.
     if (client.isReady) await client.close().catch(() => client.destroy());
     else client.destroy();
@@ -92,12 +97,22 @@ export class RedisCacheStore implements CacheStore<CacheEntry> {
     return client;
   }
 
-  /** One command, failing fast while disconnected and giving up after `timeout`. */
+  /**
+   * One command, giving up after `timeout`. Before the first connection a call may wait for it (within
+   * the same budget, on one shared promise); once connected, a call made while the client reconnects
+   * fails at once.
+   */
   private async call<T>(command: (client: RedisClientType) => Promise<T>): Promise<T> {
     const client = this.connected();
     if (!client.isReady) {
-      // The first call may wait for the connection, within the same time budget.
-      await this.within(new Promise<void>((resolve) => client.once('ready', () => resolve())), 'Redis is not connected');
+      if (this.everReady) throw new CacheStoreUnavailableError('Redis is not connected (reconnecting)');
+      this.firstReady ??= new Promise<void>((resolve) =>
+        client.once('ready', () => {
+          this.everReady = true;
+          resolve();
+        }),
+      );
+      await this.within(this.firstReady, 'Redis is not connected');
     }
     return this.within(command(client), 'Redis did not answer');
   }
