@@ -97,6 +97,30 @@ const COMBINATIONS = {
       const m = new MetricsMiddleware({ registry: metricsRegistry });
       void m;`,
   },
+  adapters: {
+    packages: ['@fnapi/core', '@fnapi/adapters'],
+    smoke: `
+      import { API } from '@fnapi/core';
+      import { LambdaAdapter } from '@fnapi/adapters/lambda';
+      import { NetlifyAdapter } from '@fnapi/adapters/netlify';
+      const app = new API({ logger: false });
+      app.get('/hello', () => ({ message: 'hello' }));
+      const result = await new LambdaAdapter(app).handle({
+        version: '2.0', rawPath: '/hello', rawQueryString: '', headers: { host: 'x' }, isBase64Encoded: false,
+        requestContext: { stage: '$default', http: { method: 'GET', sourceIp: '127.0.0.1' } },
+      });
+      if (result.statusCode !== 200 || JSON.parse(result.body).message !== 'hello') throw new Error(JSON.stringify(result));
+      const web = await new NetlifyAdapter(app).handle(new Request('https://x/hello'));
+      if (web.status !== 200) throw new Error(String(web.status));`,
+    typed: `
+      import { API } from '@fnapi/core';
+      import { LambdaAdapter, type APIGatewayProxyResultV2 } from '@fnapi/adapters/lambda';
+      import { AzureFunctionAdapter } from '@fnapi/adapters';
+      const handler = new LambdaAdapter(new API(), { stripStagePath: true }).handle;
+      const azure = new AzureFunctionAdapter(new API()).handle;
+      void handler; void azure;
+      export type R = APIGatewayProxyResultV2;`,
+  },
   dev: {
     packages: ['@fnapi/dev'],
     entry: `

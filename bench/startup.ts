@@ -4,10 +4,10 @@
 //
 //   pnpm --filter @fnapi/bench startup [-- --runs 5 --sizes 1000,10000 --no-write]
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { replaceSection } from './report.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values: args } = parseArgs({
@@ -89,12 +89,4 @@ const section = [
 ].join('\n');
 process.stdout.write(`\n${section}`);
 
-if (!args['no-write']) {
-  const file = join(here, 'RESULTS.md');
-  const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
-  const start = current.indexOf('## Start-up');
-  const next = start === -1 ? -1 : current.indexOf('\n## ', start + 1);
-  const before = start === -1 ? current.trimEnd() : current.slice(0, start).trimEnd();
-  const after = next === -1 ? '' : current.slice(next + 1);
-  writeFileSync(file, `${before}\n\n${section}${after ? `\n${after}` : ''}`);
-}
+if (!args['no-write']) replaceSection(join(here, 'RESULTS.md'), '## Start-up', section);

@@ -11,6 +11,7 @@ export * from '@fnapi/database';
 export * from '@fnapi/cache';
 export * from '@fnapi/monitoring';
 export * from '@fnapi/dev';
+export * from '@fnapi/adapters';
 // Core's `Middleware` is the interface a middleware satisfies; @fnapi/middleware's is the base class
 // that implements it. The class is the one users extend, and it satisfies the interface.
 export { Middleware } from '@fnapi/middleware';

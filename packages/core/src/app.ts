@@ -12,8 +12,7 @@ import { pathParamNames, RouteTable } from './route-table.js';
 import type { AppRuntime, ErrorPolicy, ValidationErrorFormat } from './runtime.js';
 import { handleFetch } from './server/fetch.js';
 import { inject, type InjectOptions, type InjectResponse } from './server/inject.js';
-import { runClusterPrimary, shouldRunCluster } from './server/cluster.js';
-import { runNodeServer, type RunOptions, type RunningServer } from './server/node.js';
+import type { RunOptions, RunningServer } from './server/node.js';
 import type { Runtime, RuntimeLimits } from './transport.js';
 
 export type { ValidationErrorFormat };
@@ -187,10 +186,13 @@ export class API extends RouteGroup implements Runtime {
    * Starts a node:http server; resolves once listening. With `workers` > 1 this process becomes the
    * primary of a `node:cluster` whose workers each run this same entry and serve the shared port.
    */
-  run(options: RunOptions = {}): Promise<RunningServer> {
+  async run(options: RunOptions = {}): Promise<RunningServer> {
+    // Loaded here, not at import: serverless functions never start a server and skip the cost.
+    const { runClusterPrimary, shouldRunCluster } = await import('./server/cluster.js');
     if (shouldRunCluster(options.workers)) {
       return runClusterPrimary(this, { workers: options.workers!, handleSignals: options.handleSignals });
     }
+    const { runNodeServer } = await import('./server/node.js');
     return runNodeServer(this, options);
   }
 

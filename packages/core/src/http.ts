@@ -2,7 +2,6 @@
  * HTTP facts with one owner: reason phrases, which statuses carry no body, the media types fnapi
  * writes and reads. Writers, errors and the OpenAPI document all ask here.
  */
-import { STATUS_CODES } from 'node:http';
 
 export const JSON_TYPE = 'application/json';
 export const PROBLEM_JSON = 'application/problem+json';
@@ -16,9 +15,14 @@ const RFC_9110_REASONS: Record<number, string> = {
   422: 'Unprocessable Content',
 };
 
+// node:http's table, loaded on first use: an app that never runs node:http itself (a Lambda
+// function) does not pay for loading the module at start.
+let nodeReasons: Record<number, string | undefined> | undefined;
+
 /** The reason phrase of a status, as written on the status line and as a problem body's `title`. */
 export function reasonPhrase(status: number): string {
-  return RFC_9110_REASONS[status] ?? STATUS_CODES[status] ?? 'Error';
+  nodeReasons ??= process.getBuiltinModule('node:http').STATUS_CODES;
+  return RFC_9110_REASONS[status] ?? nodeReasons[status] ?? 'Error';
 }
 
 /** Whether a response of this status may carry content (not 1xx, 204, 205 or 304). */

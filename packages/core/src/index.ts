@@ -25,6 +25,7 @@ export {
   RedirectResponse,
   StreamingResponse,
   problemResponse,
+  type BodyChunk,
   type ResponseOptions,
 } from './response.js';
 export { RequestHeaders, ResponseHeaders } from './headers.js';
@@ -50,7 +51,9 @@ export { errorResponse, type ErrorResponseOptions } from './runtime.js';
 export { BYTES_TYPE, HTML_TYPE, JSON_TYPE, TEXT_TYPE, isJsonContentType, reasonPhrase, statusHasBody } from './http.js';
 export type { RunOptions, RunningServer } from './server/node.js';
 export type { Runtime, RuntimeLimits } from './transport.js';
-export { serialize, toChunk, type Serialized, type SerializeContext } from './server/write.js';
+export { serialize, toChunk, toWebStream, type Serialized, type SerializeContext } from './server/write.js';
+export { handleFetch } from './server/fetch.js';
+export { collectBody } from './body.js';
 export type { InjectOptions, InjectResponse } from './server/inject.js';
 export { z, header, cookie, query, body, type ValidationIssue, type InferInput, type ParamsShape } from '@fnapi/validation';
 export type { SecurityRequirement } from '@fnapi/openapi';

@@ -4,7 +4,7 @@ import { type EndpointDefinition, type Guard, handlerMetadata } from './endpoint
 import { GatewayTimeoutError, RequestValidationError, UnsupportedMediaTypeError } from './errors.js';
 import type { MaybePromise, Step } from './pipeline.js';
 import type { Request } from './request.js';
-import { fromWebResponse, JSONResponse, Response } from './response.js';
+import { fromWebResponse, isWebResponse, JSONResponse, Response } from './response.js';
 
 /** Runs an endpoint's guards in order, before anything of the request is read. */
 async function runGuards(guards: readonly Guard[], request: Request): Promise<void> {
@@ -87,7 +87,7 @@ export function compileInvoker(method: string, path: string, pathParams: string[
   const toResponse = (result: unknown): Response => {
     if (result instanceof Response) return result;
     if (result === undefined) return new Response(undefined, { statusCode: explicitStatus ?? 204 });
-    if (result instanceof globalThis.Response) return fromWebResponse(result);
+    if (isWebResponse(result)) return fromWebResponse(result);
     let body: unknown = result;
     let code = status;
     if (!modelIsArray && Array.isArray(result) && result.length === 2 && isStatus(result[1])) {

@@ -1,5 +1,5 @@
 import type { Request } from './request.js';
-import { fromWebResponse, Response } from './response.js';
+import { fromWebResponse, isWebResponse, Response } from './response.js';
 
 /** Passes the request on; always resolves to an fnapi `Response` with mutable headers. */
 export type CallNext = (request: Request) => Promise<Response>;
@@ -24,7 +24,7 @@ export type Middleware = MiddlewareObject | MiddlewareFunction;
 /** Normalises whatever a middleware or hook returned into an fnapi `Response`. */
 export function asResponse(value: unknown, source: string): Response {
   if (value instanceof Response) return value;
-  if (value instanceof globalThis.Response) return fromWebResponse(value);
+  if (isWebResponse(value)) return fromWebResponse(value);
   throw new TypeError(`${source} must return a Response, got ${value === null ? 'null' : typeof value}`);
 }
 

@@ -125,6 +125,19 @@ export function problemResponse(problem: ProblemDetails, headers?: Record<string
   return new JSONResponse(problem, { statusCode: problem.status, mediaType: PROBLEM_JSON, headers });
 }
 
+/**
+ * Whether a value is a Web `Response`. Duck-typed first: Node builds its fetch classes on first use of
+ * the global (tens of milliseconds), and a handler's plain return value must not trigger that.
+ */
+export function isWebResponse(value: unknown): value is globalThis.Response {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { arrayBuffer?: unknown }).arrayBuffer === 'function' &&
+    value instanceof globalThis.Response
+  );
+}
+
 /** Turns a Web `Response` into an fnapi one; its body is streamed, not buffered. */
 export function fromWebResponse(web: globalThis.Response): Response {
   const headers = new ResponseHeaders();

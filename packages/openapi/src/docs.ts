@@ -51,21 +51,45 @@ interface PackageInfo {
   version: string;
 }
 
-let packages: { swagger: PackageInfo; redoc: PackageInfo; self: PackageInfo } | undefined;
+type DocsPackages = { swagger: PackageInfo; redoc: PackageInfo; self: PackageInfo };
 
-function packageInfo() {
-  if (!packages) {
-    const read = (path: string): PackageInfo => {
-      const { name, version } = JSON.parse(readFileSync(path, 'utf8')) as PackageInfo;
-      return { name, version };
-    };
-    packages = {
-      swagger: read(locate('swagger-ui-dist/package.json')),
-      redoc: read(locate('redoc/package.json')),
-      self: read(fileURLToPath(new URL('../package.json', import.meta.url))),
-    };
+/**
+ * The versions this package installs. An app bundled into one file (as for AWS Lambda) has no
+ * package files on disk to serve; its pages then load Swagger UI and ReDoc at these versions from
+ * `FALLBACK_CDN`. A test keeps them equal to the installed ones.
+ */
+export const BUNDLED_DOCS_PACKAGES: DocsPackages = {
+  swagger: { name: 'swagger-ui-dist', version: '5.35.0' },
+  redoc: { name: 'redoc', version: '2.5.4' },
+  self: { name: '@fnapi/openapi', version: '0.1.0' },
+};
+
+export const FALLBACK_CDN = 'https://cdn.jsdelivr.net/npm';
+
+let packages: DocsPackages | null | undefined;
+
+/** The installed packages' names and versions, or null when their files are not on disk (a bundle). */
+export function installedDocsPackages(): DocsPackages | null {
+  if (packages === undefined) {
+    try {
+      packages = readPackages();
+    } catch {
+      packages = null;
+    }
   }
   return packages;
+}
+
+function readPackages(): DocsPackages {
+  const read = (path: string): PackageInfo => {
+    const { name, version } = JSON.parse(readFileSync(path, 'utf8')) as PackageInfo;
+    return { name, version };
+  };
+  return {
+    swagger: read(locate('swagger-ui-dist/package.json')),
+    redoc: read(locate('redoc/package.json')),
+    self: read(fileURLToPath(new URL('../package.json', import.meta.url))),
+  };
 }
 
 const fileCache = new Map<string, Promise<Uint8Array>>();
@@ -168,9 +192,11 @@ export function docsRoutes(options: DocsOptions): DocsRoute[] {
   const { docsUrl, redocUrl } = options;
   if (docsUrl === null && redocUrl === null) return [];
 
-  const { swagger, redoc, self } = packageInfo();
+  const installed = installedDocsPackages();
+  const { swagger, redoc, self } = installed ?? BUNDLED_DOCS_PACKAGES;
   const prefix = trimSlash(options.assetsPrefix ?? DEFAULT_ASSETS_PREFIX);
-  const cdn = options.cdn !== undefined ? trimSlash(options.cdn) : undefined;
+  // Without the files on disk (a bundled app) the pages still work, from the CDN.
+  const cdn = options.cdn !== undefined ? trimSlash(options.cdn) : installed === null ? FALLBACK_CDN : undefined;
   const cdnOrigin = cdn !== undefined ? originOf(cdn) : undefined;
   const thirdPartyBase = cdn ?? prefix;
 

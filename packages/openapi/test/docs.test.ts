@@ -208,3 +208,10 @@ describe('docsRoutes options', () => {
     expect(() => docsRoutes({ ...defaults, cdn: 'cdn.example' })).toThrow(/absolute/);
   });
 });
+
+describe('bundled apps', () => {
+  it('BUNDLED_DOCS_PACKAGES names the installed versions (the CDN fallback of a bundled app loads these)', async () => {
+    const { BUNDLED_DOCS_PACKAGES, installedDocsPackages } = await import('../src/docs.js');
+    expect(installedDocsPackages()).toEqual(BUNDLED_DOCS_PACKAGES);
+  });
+});

@@ -1,7 +1,11 @@
-import cluster, { type Worker } from 'node:cluster';
-import { availableParallelism } from 'node:os';
+import type { Cluster, Worker } from 'node:cluster';
 import type { Runtime } from '../transport.js';
 import type { RunningServer } from './node.js';
+
+// From the built-in registry, not imported: see node.ts (bundlers hoist static imports of built-ins).
+// require('node:cluster') is the cluster object itself (the module's default export).
+const cluster = process.getBuiltinModule('node:cluster') as unknown as Cluster;
+const { availableParallelism } = process.getBuiltinModule('node:os');
 
 /** Deaths within `CRASH_WINDOW_MS` past which the primary stops restarting workers. */
 const CRASH_LIMIT = 5;

@@ -2,7 +2,7 @@ import { collectBody } from '../body.js';
 import type { RawHeaders } from '../headers.js';
 import { Request } from '../request.js';
 import type { Runtime } from '../transport.js';
-import { serialize, toChunk } from './write.js';
+import { serialize, toWebStream } from './write.js';
 
 /** A Web `Request` seen as an fnapi request; its body is streamed in on first use. */
 class FetchRequest extends Request {
@@ -50,17 +50,7 @@ export async function handleFetch(app: Runtime, web: globalThis.Request): Promis
   let body: BodyInit | null = null;
   if (web.method !== 'HEAD') {
     if (out.stream !== undefined) {
-      const source = out.stream as AsyncIterable<string | Uint8Array>;
-      body = new ReadableStream<Uint8Array>({
-        async start(controller) {
-          try {
-            for await (const chunk of source) controller.enqueue(toChunk(chunk));
-            controller.close();
-          } catch (error) {
-            controller.error(error);
-          }
-        },
-      });
+      body = toWebStream(out.stream);
     } else if (out.body !== null) {
       body = out.body as BodyInit;
     }

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tooLarge } from '../body.js';
 import { BadRequestError } from '../errors.js';
@@ -7,6 +7,11 @@ import { PROBLEM_JSON, reasonPhrase } from '../http.js';
 import { Request } from '../request.js';
 import type { Runtime } from '../transport.js';
 import { serialize, toChunk } from './write.js';
+
+// Taken from the built-in registry rather than imported: a bundler hoists a static import of a
+// built-in to the top of a single-file bundle, so serverless functions that never start a server
+// would load node:http (and net, stream) at start all the same. This module itself loads on `run()`.
+const { createServer } = process.getBuiltinModule('node:http');
 
 export interface RunOptions {
   /** Default: the `HOST` environment variable, else `127.0.0.1`; `0.0.0.0` listens on every interface. */

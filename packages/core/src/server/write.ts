@@ -69,3 +69,21 @@ function serializeUnchecked(response: Response): Serialized {
 export function toChunk(chunk: BodyChunk): Uint8Array {
   return typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
 }
+
+/**
+ * A Web stream over a response body: pulled chunk by chunk (a slow reader holds the producer back),
+ * and cancelling it (the client went away) stops the producer.
+ */
+export function toWebStream(source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>): ReadableStream<Uint8Array> {
+  const iterator = (source as AsyncIterable<BodyChunk>)[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await iterator.next();
+      if (next.done) controller.close();
+      else controller.enqueue(toChunk(next.value));
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+}

@@ -1,0 +1,118 @@
+import { BadRequestError, type BodyChunk, collectBody, PayloadTooLargeError, Request, type Runtime, toChunk } from '@fnapi/core';
+import { serve, writeChunk, writeChunks } from './common.js';
+
+/**
+ * A Node request as platforms hand it over: an `IncomingMessage`, or an Express request whose body
+ * the framework already read (`rawBody` with the bytes, `body` with the parsed value). Structural,
+ * so that any platform's typings of it fit.
+ */
+export interface PlatformNodeRequest extends AsyncIterable<unknown> {
+  readonly method?: string;
+  readonly url?: string;
+  readonly originalUrl?: string;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly socket?: { readonly remoteAddress?: string; readonly remotePort?: number } | null;
+  readonly readableEnded?: boolean;
+  readonly complete?: boolean;
+  readonly rawBody?: Uint8Array;
+  readonly body?: unknown;
+}
+
+/** The `ServerResponse` (or Express response) the answer is written to. */
+export interface PlatformNodeResponse {
+  readonly headersSent: boolean;
+  readonly writableFinished: boolean;
+  readonly destroyed: boolean;
+  writeHead(statusCode: number, headers: string[]): unknown;
+  write(chunk: Uint8Array): boolean;
+  end(): unknown;
+  destroy(error?: Error): unknown;
+  once(event: 'close', listener: () => void): unknown;
+}
+
+/** An fnapi request over a Node request whose body may already have been consumed upstream. */
+class PlatformRequest extends Request {
+  constructor(
+    private readonly source: PlatformNodeRequest,
+    private readonly response: PlatformNodeResponse,
+    bodyLimit: number,
+  ) {
+    const url = source.originalUrl ?? source.url ?? '/';
+    const q = url.indexOf('?');
+    const encrypted = (source.socket as { encrypted?: boolean } | null | undefined)?.encrypted === true;
+    const forwarded = source.headers['x-forwarded-proto'];
+    const proto = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+    super({
+      method: source.method ?? 'GET',
+      path: q === -1 ? url : url.slice(0, q),
+      query: q === -1 ? '' : url.slice(q + 1),
+      headers: source.headers,
+      protocol: proto === 'https' || (proto === undefined && encrypted) ? 'https' : 'http',
+      client: { address: source.socket?.remoteAddress, port: source.socket?.remotePort },
+      bodyLimit,
+    });
+  }
+
+  protected override async readBody(limit: number): Promise<Uint8Array> {
+    const source = this.source;
+    if (source.rawBody instanceof Uint8Array) return withinLimit(source.rawBody, limit);
+    // Nobody read the stream yet: read it here.
+    if (!source.readableEnded && !source.complete) return collectBody(source as AsyncIterable<Uint8Array>, limit);
+    return withinLimit(alreadyParsed(source), limit);
+  }
+
+  protected override watchDisconnect(): void {
+    this.response.once('close', () => {
+      if (!this.response.writableFinished) this.abort(new Error('client disconnected'));
+    });
+  }
+}
+
+function withinLimit(bytes: Uint8Array, limit: number): Uint8Array {
+  if (bytes.byteLength > limit) throw new PayloadTooLargeError(`Request body exceeds the limit of ${limit} bytes`);
+  return bytes;
+}
+
+/** The bytes of a body that an upstream parser consumed and left only as `req.body`. */
+function alreadyParsed(source: PlatformNodeRequest): Uint8Array {
+  let body: unknown;
+  try {
+    body = source.body;
+  } catch (error) {
+    // Vercel's `req.body` is a getter that parses on access and throws on malformed JSON.
+    throw new BadRequestError(`Malformed JSON body: ${(error as Error).message}`);
+  }
+  if (body === undefined || body === null) return new Uint8Array(0);
+  if (body instanceof Uint8Array) return body;
+  if (typeof body === 'string') return Buffer.from(body);
+  // A parsed value (JSON or form) is handed on as JSON: the best that can be rebuilt.
+  return Buffer.from(JSON.stringify(body));
+}
+
+/** Serves a Node request/response pair through the app and writes the answer, streaming if it streams. */
+export async function serveNode(app: Runtime, req: PlatformNodeRequest, res: PlatformNodeResponse, platform: unknown): Promise<void> {
+  const request = new PlatformRequest(req, res, app.limits.bodyLimit);
+  request.state.platform = platform;
+  const out = await serve(app, request);
+  if (res.headersSent) {
+    app.logger.error({ path: request.path }, 'response headers were already sent by someone else; answer dropped');
+    return;
+  }
+  res.writeHead(out.status, out.headers as string[]);
+  if (request.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  if (out.stream !== undefined) {
+    try {
+      await writeChunks(res, out.stream as AsyncIterable<BodyChunk>);
+      res.end();
+    } catch (error) {
+      app.logger.error({ err: error }, 'streamed response failed');
+      res.destroy(error as Error);
+    }
+    return;
+  }
+  if (out.body !== null) await writeChunk(res, toChunk(out.body));
+  res.end();
+}

@@ -1,0 +1,37 @@
+import type { Runtime } from '@fnapi/core';
+import type { BinaryOptions } from './common.js';
+import { type PlatformNodeRequest, type PlatformNodeResponse, serveNode } from './node-io.js';
+
+export type { PlatformNodeRequest, PlatformNodeResponse };
+
+/** What a handler finds in `request.state.platform` when it is served through Vercel. */
+export interface VercelPlatform {
+  name: 'vercel';
+  req: PlatformNodeRequest;
+  res: PlatformNodeResponse;
+}
+
+export type VercelAdapterOptions = BinaryOptions;
+
+/**
+ * Serves an app as a Vercel Function on the Node runtime: `export default adapter.handle`. The body
+ * is read from the request stream, or, where Vercel's helpers have already consumed it, from
+ * `req.body`. For the Web runtime export `app.fetch` instead.
+ */
+export class VercelAdapter {
+  private readonly app: Runtime;
+  /**
+   * Kept for parity with the other adapters: the Node runtime writes bytes as they are, so binary
+   * bodies need no base64 step whatever this says.
+   */
+  readonly options: VercelAdapterOptions;
+
+  constructor(app: Runtime, options: VercelAdapterOptions = {}) {
+    this.app = app;
+    this.options = options;
+  }
+
+  /** The function (bound: `export default adapter.handle`). */
+  handle = (req: PlatformNodeRequest, res: PlatformNodeResponse): Promise<void> =>
+    serveNode(this.app, req, res, { name: 'vercel', req, res } satisfies VercelPlatform);
+}
