@@ -59,8 +59,8 @@ class RawView implements RawInput {
   get path(): Record<string, string> {
     return this.request.pathParams;
   }
-  get query(): URLSearchParams {
-    return this.request.queryParams;
+  get query(): RawInput['query'] {
+    return this.request.queryValues;
   }
   get headers(): RawInput['headers'] {
     return this.request.headers;

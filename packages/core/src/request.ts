@@ -1,4 +1,6 @@
+import { queryValues } from '@fnapi/validation';
 import { parse as parseCookie } from 'cookie';
+import { parse as parseQuery } from 'fast-querystring';
 import { decodeText, DEFAULT_BODY_LIMIT, parseJsonBody, tooLarge } from './body.js';
 import { BadRequestError } from './errors.js';
 import { type RawHeaders, RequestHeaders } from './headers.js';
@@ -65,6 +67,7 @@ export class Request {
   private _jsonParsed = false;
   private _jsonValue: unknown = undefined;
   private _query: URLSearchParams | undefined;
+  private _queryValues: Record<string, string | string[]> | undefined;
   private _url: URL | undefined;
   private _cookies: Record<string, string | undefined> | undefined;
   private _state: Record<string, unknown> | undefined;
@@ -91,6 +94,20 @@ export class Request {
 
   get queryParams(): URLSearchParams {
     return (this._query ??= new URLSearchParams(this.rawQuery));
+  }
+
+  /**
+   * The query as `name → value` (an array when the key repeats), parsed once on first use; what the
+   * binder reads. Without percent-escapes fast-querystring builds it with no `URLSearchParams` in
+   * between; with them `URLSearchParams` decodes, as `queryParams` does (it keeps the valid parts of
+   * a malformed value where fast-querystring would keep the whole value encoded).
+   */
+  get queryValues(): Readonly<Record<string, string | string[]>> {
+    if (this._queryValues === undefined) {
+      const raw = this.rawQuery;
+      this._queryValues = raw === '' ? EMPTY_QUERY : raw.includes('%') ? queryValues(this.queryParams) : parseQuery(raw);
+    }
+    return this._queryValues;
   }
 
   get url(): URL {
@@ -217,4 +234,5 @@ export class Request {
 }
 
 const EMPTY_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const EMPTY_QUERY: Record<string, string | string[]> = Object.freeze(Object.create(null));
 const EMPTY_BYTES = new Uint8Array(0);

@@ -194,3 +194,35 @@ describe('Request built directly', () => {
     expect(late.signal.reason).toBe('why');
   });
 });
+
+describe('queryValues', () => {
+  // What the binder reads must be what `queryParams` (URLSearchParams) says, whichever parser built it.
+  const QUERIES = [
+    '',
+    'a=1',
+    'a=1&a=2&a=3',
+    'page=1&limit=20',
+    'b=x+y&c=+',
+    '&&a=1&',
+    'a==b&e&=f',
+    'a=1;b=2',
+    '__proto__=1&constructor=2&toString=3',
+    'a[]=1&a[]=2',
+    'q=caf%C3%A9&q=%E2%9C%93',
+    'a=%E2%9C&b=%&c=%C3%A9%&d=%zz',
+    'x%20y=1&x+y=2',
+  ];
+  it.each(QUERIES)('%j', (query) => {
+    const request = new Request({ method: 'GET', path: '/', query });
+    const expected: Record<string, string[]> = Object.create(null);
+    for (const [key, value] of request.queryParams) (expected[key] ??= []).push(value);
+    const actual: Record<string, string[]> = Object.create(null);
+    for (const key of Object.keys(request.queryValues)) {
+      const value = request.queryValues[key];
+      actual[key] = typeof value === 'string' ? [value] : [...value];
+    }
+    expect(actual).toEqual(expected);
+    // No Object.prototype behind it: `constructor` or `toString` in a query are ordinary keys.
+    expect(request.queryValues instanceof Object).toBe(false);
+  });
+});

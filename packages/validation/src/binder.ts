@@ -21,7 +21,8 @@ export interface ValidationIssue {
 export interface RawInput {
   /** Path parameters, already percent-decoded. */
   path: Record<string, string>;
-  query: URLSearchParams;
+  /** Query values by name: a string, or an array when the key repeats (see `queryValues`). */
+  query: Readonly<Record<string, string | string[] | undefined>>;
   /** Header lookup; `name` is lower-case. */
   headers: { get(name: string): string | null | undefined };
   /** Parsed cookies; called only when the route has a cookie parameter. */
@@ -260,8 +261,27 @@ function objectFactory(keys: readonly string[]): () => Record<string, unknown> {
 }
 const COMMA = /\s*,\s*/;
 
-function lastOf(values: string[]): string | undefined {
-  return values.length === 0 ? undefined : values[values.length - 1];
+/** The last value of a query key (`?a=1&a=2` reads 2 as a scalar), or undefined when absent. */
+function lastOf(value: string | string[] | undefined): string | undefined {
+  return value === undefined || typeof value === 'string' ? value : value[value.length - 1];
+}
+
+/** Every value of a query key, in order. */
+function allOf(value: string | string[]): string[] {
+  return typeof value === 'string' ? [value] : value;
+}
+
+/**
+ * A query record from `URLSearchParams`, in the shape `RawInput.query` takes (null prototype, so a
+ * key such as `__proto__` is an ordinary key).
+ */
+export function queryValues(params: URLSearchParams): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = Object.create(null);
+  for (const [key, value] of params) {
+    const current = out[key];
+    out[key] = current === undefined ? value : typeof current === 'string' ? [current, value] : [...current, value];
+  }
+  return out;
 }
 
 function readerFor(e: Entry): Reader {
@@ -277,12 +297,12 @@ function readerFor(e: Entry): Reader {
         case 'query':
           if (e.array) {
             return (raw) => {
-              const all = raw.query.getAll(wire);
-              return all.length === 0 ? undefined : all.map(convert);
+              const all = raw.query[wire];
+              return all === undefined ? undefined : allOf(all).map(convert);
             };
           }
           return (raw) => {
-            const v = lastOf(raw.query.getAll(wire));
+            const v = lastOf(raw.query[wire]);
             return v === undefined ? undefined : convert(v);
           };
         case 'header':
@@ -316,10 +336,10 @@ function readerFor(e: Entry): Reader {
         let present = false;
         for (let i = 0; i < fields.length; i++) {
           const f = fields[i];
-          const all = q.getAll(f.name);
-          if (all.length === 0) continue;
+          const all = q[f.name];
+          if (all === undefined) continue;
           present = true;
-          out[f.name] = f.array ? all.map(f.convert) : f.convert(all[all.length - 1]);
+          out[f.name] = f.array ? allOf(all).map(f.convert) : f.convert(lastOf(all)!);
         }
         return optional && !present ? undefined : out;
       };

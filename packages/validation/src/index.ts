@@ -12,6 +12,7 @@ export {
 export {
   compileBinder,
   describeParams,
+  queryValues,
   type ParamSpec,
   type ParamsShape,
   type ValidationIssue,

@@ -1,4 +1,4 @@
-import type { BindResult, RawInput, ValidationIssue } from '../src/index.js';
+import { type BindResult, queryValues, type RawInput, type ValidationIssue } from '../src/index.js';
 
 export interface RawOptions {
   path?: Record<string, string>;
@@ -13,7 +13,7 @@ export function raw(opts: RawOptions = {}): RawInput & { cookieCalls: number } {
   const input = {
     cookieCalls: 0,
     path: opts.path ?? {},
-    query: new URLSearchParams(opts.query ?? ''),
+    query: queryValues(new URLSearchParams(opts.query ?? '')),
     headers: { get: (name: string) => headers.get(name) ?? null },
     cookies: () => {
       input.cookieCalls++;

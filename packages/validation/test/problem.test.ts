@@ -17,7 +17,7 @@ describe('validationProblem', () => {
     const bind = compileBinder({ method: 'POST', pathParams: ['id'], params: { id: z.int(), a: z.array(z.int()) } });
     const result = bind({
       path: { id: 'x' },
-      query: new URLSearchParams(),
+      query: {},
       headers: { get: () => null },
       cookies: () => ({}),
       body: { a: [1, 'b'] },
