@@ -517,8 +517,8 @@ async function main(): Promise<number> {
       '\n',
   );
 
-  // Start every server and check it before measuring anything.
-  const servers: RunningServer[] = [];
+  // Start every server once and check it before measuring anything.
+  const checked: Framework[] = [];
   let failed = false;
   for (const fw of frameworks) {
     let s: RunningServer;
@@ -526,55 +526,68 @@ async function main(): Promise<number> {
       s = await startServer(fw);
     } catch (e) {
       process.stderr.write(`✗ ${fw.name} did not start: ${String(e instanceof Error ? e.message : e)}\n`);
-      if (fw.name === 'fnapi' && !args.source) {
+      if (fw.name.startsWith('fnapi') && !args.source) {
         process.stderr.write('  (fnapi runs from packages/*/dist: run `pnpm build` first, or pass --source)\n');
       }
       failed = true;
       continue;
     }
-    servers.push(s);
     const problems = await checkServer(s);
+    await stopServer(s);
     if (problems.length > 0) {
       failed = true;
       process.stderr.write(`✗ ${fw.name} (port ${s.port}) fails its correctness checks:\n`);
       for (const p of problems) process.stderr.write(`    - ${p}\n`);
       if (s.stderr()) process.stderr.write(`  server stderr:\n${s.stderr()}\n`);
     } else {
-      process.stdout.write(`✓ ${fw.name} (port ${s.port}) answers all ${CHECKS.length} checks\n`);
+      checked.push(fw);
+      process.stdout.write(`✓ ${fw.name} answers all ${CHECKS.length} checks\n`);
     }
   }
   if (failed) {
-    await Promise.all(servers.map(stopServer));
     process.stderr.write('Aborting: a benchmark of a broken endpoint is worthless.\n');
     return 1;
   }
-  if (args['check-only']) {
-    await Promise.all(servers.map(stopServer));
-    return 0;
-  }
+  if (args['check-only']) return 0;
 
   // Interleaved measurement: each round visits every endpoint, and for each endpoint every
-  // server in turn; the starting server rotates from round to round.
+  // server in turn; the starting server rotates from round to round. Every measured run gets a
+  // freshly started server: a server process that has sat idle (V8's memory reducer ran) stays
+  // slower on node:http's own path for the rest of its life, so long-lived servers would be
+  // measured by how long each happened to wait for its turn (see README, "Fresh servers").
   const samples = new Map<string, Sample[]>(); // key `${fw}/${endpoint}`
   let done = 0;
   for (let round = 0; round < settings.rounds; round++) {
-    const order = servers.map((_, i) => servers[(i + round) % servers.length]!);
+    const order = checked.map((_, i) => checked[(i + round) % checked.length]!);
     for (const ep of endpoints) {
-      for (const s of order) {
-        const r = await runLoad(
-          {
-            url: s.base + ep.path,
-            method: ep.method,
-            headers: ep.body === undefined ? undefined : JSON_HEADERS,
-            body: ep.body,
-            connections: settings.connections,
-            pipelining: settings.pipelining,
-            duration: settings.duration,
-            warmup: settings.warmup,
-          },
-          s.child.pid,
-        );
-        const key = `${s.fw.name}/${ep.name}`;
+      for (const fw of order) {
+        const s = await startServer(fw);
+        let r: Sample;
+        try {
+          r = await runLoad(
+            {
+              url: s.base + ep.path,
+              method: ep.method,
+              headers: ep.body === undefined ? undefined : JSON_HEADERS,
+              body: ep.body,
+              connections: settings.connections,
+              pipelining: settings.pipelining,
+              duration: settings.duration,
+              warmup: settings.warmup,
+            },
+            s.child.pid,
+          );
+        } catch (error) {
+          await stopServer(s);
+          throw error;
+        }
+        const exited = s.child.exitCode !== null || s.child.signalCode !== null;
+        await stopServer(s);
+        if (exited) {
+          process.stderr.write(`✗ ${fw.name} exited during the run\n${s.stderr()}\n`);
+          return 1;
+        }
+        const key = `${fw.name}/${ep.name}`;
         const list = samples.get(key) ?? [];
         list.push(r);
         samples.set(key, list);
@@ -582,18 +595,12 @@ async function main(): Promise<number> {
         const flags = r.errors + r.timeouts + r.non2xx > 0 ? `  ! errors ${r.errors}, timeouts ${r.timeouts}, non-2xx ${r.non2xx}` : '';
         process.stdout.write(
           `[${String(done).padStart(String(runs).length)}/${runs}] round ${round + 1} ${ep.name.padEnd(6)} ` +
-            `${s.fw.name.padEnd(8)} ${fmtInt(r.rps).padStart(8)} req/s  p99 ${fmtMs(r.p99).padStart(6)} ms` +
+            `${fw.name.padEnd(13)} ${fmtInt(r.rps).padStart(8)} req/s  p99 ${fmtMs(r.p99).padStart(6)} ms` +
             `  cpu: load ${fmtPct(r.cpu)} server ${fmtPct(r.serverCpu)} other ${fmtPct(r.otherCpu)}${flags}\n`,
         );
-        if (s.child.exitCode !== null || s.child.signalCode !== null) {
-          process.stderr.write(`✗ ${s.fw.name} exited during the run\n${s.stderr()}\n`);
-          await Promise.all(servers.map(stopServer));
-          return 1;
-        }
       }
     }
   }
-  await Promise.all(servers.map(stopServer));
 
   // Aggregate.
   interface Row {
@@ -735,7 +742,7 @@ ${args.source ? '\nfnapi ran from its TypeScript sources (--source), not the bui
 
 - connections ${settings.connections}, pipelining ${settings.pipelining}
 - warm-up ${settings.warmup} s, then ${settings.duration} s measured, per server and endpoint
-- ${settings.rounds} round(s), servers interleaved (the starting server rotates each round)
+- ${settings.rounds} round(s), servers interleaved (the starting server rotates each round), each run on a freshly started server
 - NODE_ENV=production; logging off in every server but fnapi (defaults), which logs through its default pino logger
 `;
     const out = args.out ?? join(here, 'RESULTS.md');

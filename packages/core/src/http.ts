@@ -25,6 +25,16 @@ export function reasonPhrase(status: number): string {
   return RFC_9110_REASONS[status] ?? nodeReasons[status] ?? 'Error';
 }
 
+/**
+ * The reason phrase to put on a node:http status line, or undefined where node's own (looked up
+ * by `writeHead` without re-validating it) is already the right one.
+ */
+export function reasonOverride(status: number): string | undefined {
+  if (status === 413 || status === 422) return RFC_9110_REASONS[status];
+  nodeReasons ??= process.getBuiltinModule('node:http').STATUS_CODES;
+  return nodeReasons[status] === undefined ? 'Error' : undefined;
+}
+
 /** Whether a response of this status may carry content (not 1xx, 204, 205 or 304). */
 export function statusHasBody(status: number): boolean {
   return !(status < 200 || status === 204 || status === 205 || status === 304);

@@ -101,6 +101,26 @@ describe('status line', () => {
     expect(statusMessage).toBe('Unprocessable Content');
     expect(JSON.parse(body).title).toBe(statusMessage);
   });
+
+  it("uses node's reason where it is right, RFC 9110's where node's is older, and 'Error' where node has none", async () => {
+    const app = new API({ logger: false });
+    app.get('/status/{code}', { params: { code: z.int() } }, ({ code }) => [{ code }, code]);
+    running = await app.run({ port: 0, handleSignals: false });
+    const statusLine = (code: number) =>
+      new Promise<string | undefined>((resolve, reject) => {
+        httpRequest(`${running!.url}/status/${code}`, (res) => {
+          res.resume();
+          res.on('end', () => resolve(`${res.statusCode} ${res.statusMessage}`));
+        })
+          .on('error', reject)
+          .end();
+      });
+    expect(await statusLine(201)).toBe('201 Created');
+    expect(await statusLine(418)).toBe("418 I'm a Teapot");
+    expect(await statusLine(413)).toBe('413 Content Too Large');
+    expect(await statusLine(422)).toBe('422 Unprocessable Content');
+    expect(await statusLine(299)).toBe('299 Error');
+  });
 });
 
 describe('run() address', () => {

@@ -3,7 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tooLarge } from '../body.js';
 import { BadRequestError } from '../errors.js';
-import { PROBLEM_JSON, reasonPhrase } from '../http.js';
+import { PROBLEM_JSON, reasonOverride, reasonPhrase } from '../http.js';
 import { Request } from '../request.js';
 import type { Runtime } from '../transport.js';
 import { serialize, toChunk } from './write.js';
@@ -161,7 +161,9 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
     const out = serialize(response, context);
     if (request.bodyRefused || draining) out.headers.push('connection', 'close');
     try {
-      res.writeHead(out.status, reasonPhrase(out.status), out.headers);
+      const reason = reasonOverride(out.status);
+      if (reason === undefined) res.writeHead(out.status, out.headers);
+      else res.writeHead(out.status, reason, out.headers);
     } catch (error) {
       app.logger.error({ err: error }, 'response headers could not be written');
       res.writeHead(500, reasonPhrase(500), ['content-type', PROBLEM_JSON, 'connection', 'close']);
