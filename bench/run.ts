@@ -501,6 +501,57 @@ const fmtMs = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 10 ? 2 : 1) : '
 const fmtRatio = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '—');
 const fmtPct = (n: number) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : '—');
 
+/**
+ * The goals fnapi (defaults) is held to, checked on this run's medians: per endpoint at or above
+ * Fastify in req/s and at or below it in CPU per request and in peak RSS; on `hello`, CPU per
+ * request within 0.95 of raw node:http (raw's CPU / fnapi's CPU ≥ 0.95). Undefined when the run
+ * did not include those servers.
+ */
+function goalCheck(rows: { fw: Framework; ep: Endpoint; rps: number; cpuPerRequest: number; peakRss: number }[], eps: Endpoint[]) {
+  const find = (fw: string, ep: Endpoint) => rows.find((r) => r.fw.name === fw && r.ep === ep);
+  const lines: string[][] = [];
+  let met = true;
+  for (const ep of eps) {
+    const f = find('fnapi-default', ep);
+    const peer = find('fastify', ep);
+    if (!f || !peer) return undefined;
+    const verdicts = [f.rps >= peer.rps, f.cpuPerRequest <= peer.cpuPerRequest, !(f.peakRss > peer.peakRss)];
+    const row = [
+      ep.name,
+      `${fmtRatio(f.rps / peer.rps)} ${verdicts[0] ? '✓' : '✗'}`,
+      `${fmtRatio(f.cpuPerRequest / peer.cpuPerRequest)} ${verdicts[1] ? '✓' : '✗'}`,
+      `${fmtRatio(f.peakRss / peer.peakRss)} ${verdicts[2] ? '✓' : '✗'}`,
+    ];
+    const raw = ep.name === 'hello' ? find('raw', ep) : undefined;
+    if (raw) {
+      const ratio = raw.cpuPerRequest / f.cpuPerRequest;
+      verdicts.push(ratio >= 0.95);
+      row.push(`${fmtRatio(ratio)} ${ratio >= 0.95 ? '✓' : '✗'}`);
+    } else row.push('');
+    if (verdicts.includes(false)) met = false;
+    lines.push(row);
+  }
+  const text =
+    'fnapi (defaults) against Fastify (req/s ≥ 1, CPU µs/req ≤ 1, peak RSS ≤ 1) and, on hello, raw node:http\n' +
+    "CPU per request against fnapi's (≥ 0.95):\n\n" +
+    table(['endpoint', 'req/s ÷ Fastify', 'CPU ÷ Fastify', 'peak RSS ÷ Fastify', 'raw CPU ÷ fnapi CPU'], lines, ['l', 'r', 'r', 'r', 'r']) +
+    `\n\nAll goals met in this run: ${met ? 'yes' : 'no'}`;
+  return { met, text };
+}
+
+/**
+ * Sections of an existing report that this runner does not write (start-up and cold-start times
+ * from their own scripts, notes written by hand): carried over, so a new run replaces only its own.
+ */
+function keptSections(file: string, fresh: string): string {
+  if (!existsSync(file)) return '';
+  const own = new Set([...fresh.matchAll(/^## (.+)$/gm)].map((m) => m[1]));
+  const kept = readFileSync(file, 'utf8')
+    .split(/^(?=## )/m)
+    .filter((part) => part.startsWith('## ') && !own.has(part.slice(3, part.indexOf('\n')).trim()));
+  return kept.length === 0 ? '' : `\n${kept.map((part) => part.trimEnd()).join('\n\n')}\n`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Main
 
@@ -681,12 +732,14 @@ async function main(): Promise<number> {
     ['l', 'l', 'r', 'r', 'r'],
   );
 
+  const goals = goalCheck(rows, endpoints);
   const anyBad = rows.some((r) => r.bad > 0);
   const saturated = rows.some((r) => r.loadCpu > 0.95);
   const busy = rows.some((r) => r.otherCpu > 0.25);
   process.stdout.write(
     `\nreq/s relative to raw node:http (median of ${settings.rounds} round(s); higher is better)\n\n${summary}\n` +
-      `\nserver CPU time per request relative to raw node:http (lower is better)\n\n${cpuSummary}\n\n${detail}\n`,
+      `\nserver CPU time per request relative to raw node:http (lower is better)\n\n${cpuSummary}\n\n${detail}\n` +
+      (goals ? `\n${goals.text}\n` : ''),
   );
   if (anyBad) process.stdout.write('\n! some runs had errors, timeouts or non-2xx responses (see the errors column)\n');
   if (saturated) {
@@ -717,7 +770,7 @@ Less sensitive to other load on the machine than req/s; see the README.
 
 ${cpuSummary}
 
-## Details
+${goals ? `## Goal check\n\n${goals.text}\n\n` : ''}## Details
 
 Median of ${settings.rounds} round(s); p99 latency is the median of the rounds' p99; min–max shows the spread between rounds.
 
@@ -746,7 +799,7 @@ ${args.source ? '\nfnapi ran from its TypeScript sources (--source), not the bui
 - NODE_ENV=production; logging off in every server but fnapi (defaults), which logs through its default pino logger
 `;
     const out = args.out ?? join(here, 'RESULTS.md');
-    writeFileSync(out, md);
+    writeFileSync(out, md + keptSections(out, md));
     process.stdout.write(`\nwrote ${out}\n`);
   }
   return 0;
