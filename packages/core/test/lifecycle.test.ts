@@ -59,6 +59,11 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(signal).toBeNull();
     expect(code).toBe(0);
     expect(lines.map((l) => l.event)).toContain('shutdown-callback');
+    // pino writes asynchronously: the server flushes it before exiting, so its last lines keep their order.
+    const messages = lines.map((l) => l.msg).filter((m) => typeof m === 'string');
+    const stopping = messages.findIndex((m) => m.startsWith('shutting down'));
+    expect(stopping).toBeGreaterThanOrEqual(0);
+    expect(messages.indexOf('fnapi stopped')).toBeGreaterThan(stopping);
   }, 20_000);
 });
 

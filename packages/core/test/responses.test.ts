@@ -1,7 +1,7 @@
 /**
  * What a handler returns and what the client receives, through all three transports.
  */
-import { describe, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { API, HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse, z } from '../src/index.js';
 import { type Case, GENERIC_500, HTML_TYPE, JSON_TYPE, runTable, serve, TEXT_TYPE, withoutStack } from './helpers.js';
 
@@ -281,4 +281,37 @@ describe('return values with debug: true', () => {
     },
     { name: 'valid values are unaffected', call: { path: '/filtered' }, status: 200, json: { id: 1, name: 'Ada' } },
   ]);
+});
+
+describe('bodies of endpoints with a response model', () => {
+  const Item = z.object({ id: z.int(), name: z.string(), tags: z.array(z.string()), note: z.string().nullable().optional() });
+  const items = [
+    { id: 1, name: 'quote " backslash \\ newline \n', tags: ['a\u2028b', '\ud83d\ude00', 'lone \ud800'], cost: 3 },
+    { id: 2, name: 'é', tags: [], note: null },
+    { id: 3, name: '', tags: ['x'], note: 'n', extra: true },
+  ];
+  const served = serve(() => {
+    const app = new API({ logger: false });
+    app.addMiddleware(async (request, callNext) => {
+      const response = await callNext(request);
+      if (request.path === '/items/replaced') response.content = { replaced: true, count: (response.content as unknown[]).length };
+      return response;
+    });
+    app.get('/items', { response: z.array(Item) }, () => items);
+    app.get('/items/replaced', { response: z.array(Item) }, () => items);
+    return app;
+  });
+
+  it('are written byte for byte as JSON.stringify writes the model output', async () => {
+    const reply = await served.client.get('/items');
+    expect(reply.status).toBe(200);
+    expect(reply.headers['content-type']).toBe(JSON_TYPE);
+    expect(reply.body).toBe(JSON.stringify(z.array(Item).parse(items)));
+    expect(reply.headers['content-length']).toBe(String(Buffer.byteLength(reply.body)));
+  });
+
+  it('follow a content that middleware replaced', async () => {
+    const reply = await served.client.get('/items/replaced');
+    expect(reply.json()).toEqual({ replaced: true, count: 3 });
+  });
 });
