@@ -103,9 +103,9 @@ export function compileInvoker(method: string, path: string, pathParams: string[
       if (!parsed.success) throw new ResponseValidationError(label, parsed.error.issues);
       body = parsed.data;
     }
-    if (body === undefined) return new Response(undefined, { statusCode: code });
-    if (body instanceof Uint8Array) return new Response(body, { statusCode: code });
-    return new JSONResponse(body, { statusCode: code });
+    const response = body === undefined || body instanceof Uint8Array ? new Response(body) : new JSONResponse(body);
+    response.statusCode = code;
+    return response;
   };
 
   const callHandler = (input: Record<string, unknown>, request: Request): MaybePromise<Response> => {

@@ -37,6 +37,16 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+// One init record for every request: Request's constructor copies it before anything else runs.
+const INIT: { method: string; path: string; query: string; bodyLimit: number } = { method: 'GET', path: '/', query: '', bodyLimit: 0 };
+function requestInit(method: string, path: string, query: string, bodyLimit: number) {
+  INIT.method = method;
+  INIT.path = path;
+  INIT.query = query;
+  INIT.bodyLimit = bodyLimit;
+  return INIT;
+}
+
 /** A request read from node:http: the body is streamed in on first use, with the size limit. */
 class NodeRequest extends Request {
   /** Set when the body was refused unread, so the connection must not be reused. */
@@ -48,7 +58,7 @@ class NodeRequest extends Request {
     query: string,
     bodyLimit: number,
   ) {
-    super({ method: raw.method ?? 'GET', path, query, bodyLimit });
+    super(requestInit(raw.method ?? 'GET', path, query, bodyLimit));
   }
   // node:http builds `headers` from the raw list on first access; only routes that read them pay.
   protected override loadHeaders() {
@@ -113,19 +123,15 @@ class NodeRequest extends Request {
 const UNAVAILABLE_BODY = problem(503, 'The server is shutting down');
 const BAD_REQUEST_BODY = problem(400, 'Malformed request target');
 
-function splitTarget(url: string): [string, string] | undefined {
-  if (url.charCodeAt(0) !== 47 /* / */) {
-    // absolute-form (proxies) or asterisk-form
-    if (!/^https?:\/\//i.test(url)) return undefined;
-    try {
-      const parsed = new URL(url);
-      return [parsed.pathname, parsed.search.slice(1)];
-    } catch {
-      return undefined;
-    }
+/** absolute-form (proxies) or asterisk-form request targets; undefined when malformed. */
+function splitOtherTarget(url: string): [string, string] | undefined {
+  if (!/^https?:\/\//i.test(url)) return undefined;
+  try {
+    const parsed = new URL(url);
+    return [parsed.pathname, parsed.search.slice(1)];
+  } catch {
+    return undefined;
   }
-  const q = url.indexOf('?');
-  return q === -1 ? [url, ''] : [url.slice(0, q), url.slice(q + 1)];
 }
 
 function portFromEnvironment(): number {
@@ -189,14 +195,26 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
       res.end(UNAVAILABLE_BODY);
       return;
     }
-    const target = splitTarget(req.url ?? '/');
-    if (target === undefined) {
-      res.writeHead(400, reasonPhrase(400), ['content-type', PROBLEM_JSON, 'connection', 'close']);
-      res.end(BAD_REQUEST_BODY);
-      return;
+    const url = req.url ?? '/';
+    let path: string;
+    let query: string;
+    if (url.charCodeAt(0) === 47 /* / */) {
+      // origin-form, the common case: split without allocating anything but the two strings
+      const q = url.indexOf('?');
+      path = q === -1 ? url : url.slice(0, q);
+      query = q === -1 ? '' : url.slice(q + 1);
+    } else {
+      const target = splitOtherTarget(url);
+      if (target === undefined) {
+        res.writeHead(400, reasonPhrase(400), ['content-type', PROBLEM_JSON, 'connection', 'close']);
+        res.end(BAD_REQUEST_BODY);
+        return;
+      }
+      path = target[0];
+      query = target[1];
     }
     inFlight++;
-    const request = new NodeRequest(req, res, target[0], target[1], bodyLimit);
+    const request = new NodeRequest(req, res, path, query, bodyLimit);
     const out = app.serve(request);
     if (!(out instanceof Promise)) {
       write(res, request, out);

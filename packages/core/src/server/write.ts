@@ -1,5 +1,5 @@
 import { internalErrorProblem } from '../errors.js';
-import { isInvalidHeaderName, isUnsafeHeaderValue } from '../headers.js';
+import { isInvalidHeaderName, isUnsafeHeaderValue, type ResponseHeaders } from '../headers.js';
 import type { Logger } from '../logger.js';
 import { statusHasBody } from '../http.js';
 import { type BodyChunk, problemResponse, type Response } from '../response.js';
@@ -34,36 +34,46 @@ export function serialize(response: Response, context: SerializeContext): Serial
 function serializeUnchecked(response: Response): Serialized {
   const status = response.statusCode;
   if (!Number.isInteger(status) || status < 100 || status > 599) throw new RangeError(`Invalid status code ${status}`);
-  const headers = response.headersIfAny;
-  const flat: (string | number)[] = [];
-  let hasContentType = false;
-  if (headers !== undefined && headers.size > 0) {
-    headers.delete('content-length');
-    for (const [name, value] of headers) {
-      if (isUnsafeHeaderValue(value) || isInvalidHeaderName(name)) {
-        throw new TypeError(`Header ${JSON.stringify(name)} has an invalid name or a value with CR, LF or NUL; refusing to write it`);
-      }
-    }
-    headers.appendFlat(flat);
-    hasContentType = headers.has('content-type');
-  }
-  if (!statusHasBody(status)) return { status, headers: flat, body: null, stream: undefined };
+  // Headers set by the handler or middleware, checked; most answers have none.
+  const set = response.headersIfAny;
+  const flat = set === undefined || set.size === 0 ? undefined : checkedHeaders(set);
+  const hasContentType = flat !== undefined && set!.has('content-type');
+  if (!statusHasBody(status)) return { status, headers: flat ?? [], body: null, stream: undefined };
   const stream = response.stream();
   if (stream !== undefined) {
-    if (!hasContentType) {
-      const type = response.contentType();
-      if (type !== undefined) flat.push('content-type', type);
-    }
-    return { status, headers: flat, body: null, stream };
+    const type = hasContentType ? undefined : response.contentType();
+    const headers = flat ?? [];
+    if (type !== undefined) headers.push('content-type', type);
+    return { status, headers, body: null, stream };
   }
   const body = response.render();
-  if (body === null) {
-    flat.push('content-length', 0);
-    return { status, headers: flat, body: null, stream: undefined };
+  const length = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+  const type = body === null || hasContentType ? undefined : (response.contentType() ?? 'application/octet-stream');
+  if (flat === undefined) {
+    // Built whole rather than grown: the common answer's list in one allocation.
+    return {
+      status,
+      headers: type === undefined ? ['content-length', length] : ['content-type', type, 'content-length', length],
+      body,
+      stream: undefined,
+    };
   }
-  if (!hasContentType) flat.push('content-type', response.contentType() ?? 'application/octet-stream');
-  flat.push('content-length', typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  if (type !== undefined) flat.push('content-type', type);
+  flat.push('content-length', length);
   return { status, headers: flat, body, stream: undefined };
+}
+
+/** The flat list of headers set on a response; a name or value that could split the response throws. */
+function checkedHeaders(headers: ResponseHeaders): (string | number)[] {
+  headers.delete('content-length');
+  for (const [name, value] of headers) {
+    if (isUnsafeHeaderValue(value) || isInvalidHeaderName(name)) {
+      throw new TypeError(`Header ${JSON.stringify(name)} has an invalid name or a value with CR, LF or NUL; refusing to write it`);
+    }
+  }
+  const flat: (string | number)[] = [];
+  headers.appendFlat(flat);
+  return flat;
 }
 
 export function toChunk(chunk: BodyChunk): Uint8Array {
