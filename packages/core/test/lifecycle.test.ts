@@ -59,7 +59,7 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(signal).toBeNull();
     expect(code).toBe(0);
     expect(lines.map((l) => l.event)).toContain('shutdown-callback');
-    // pino writes asynchronously: the server flushes it before exiting, so its last lines keep their order.
+    // The default logger writes synchronously, so the last lines before exit keep their order.
     const messages = lines.map((l) => l.msg).filter((m) => typeof m === 'string');
     const stopping = messages.findIndex((m) => m.startsWith('shutting down'));
     expect(stopping).toBeGreaterThanOrEqual(0);

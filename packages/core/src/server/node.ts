@@ -37,16 +37,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-// One init record for every request: Request's constructor copies it before anything else runs.
-const INIT: { method: string; path: string; query: string; bodyLimit: number } = { method: 'GET', path: '/', query: '', bodyLimit: 0 };
-function requestInit(method: string, path: string, query: string, bodyLimit: number) {
-  INIT.method = method;
-  INIT.path = path;
-  INIT.query = query;
-  INIT.bodyLimit = bodyLimit;
-  return INIT;
-}
-
 /** A request read from node:http: the body is streamed in on first use, with the size limit. */
 class NodeRequest extends Request {
   /** Set when the body was refused unread, so the connection must not be reused. */
@@ -58,7 +48,7 @@ class NodeRequest extends Request {
     query: string,
     bodyLimit: number,
   ) {
-    super(requestInit(raw.method ?? 'GET', path, query, bodyLimit));
+    super({ method: raw.method ?? 'GET', path, query, bodyLimit });
   }
   // node:http builds `headers` from the raw list on first access; only routes that read them pay.
   protected override loadHeaders() {
