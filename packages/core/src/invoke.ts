@@ -1,4 +1,4 @@
-import { compileBinder, compiledSchema, isArrayLikeSchema, type RawInput, type z } from '@fnapi/validation';
+import { compileBinder, compiledParser, isArrayLikeSchema, type RawInput, type z } from '@fnapi/validation';
 import { isJsonContentType } from './http.js';
 import { type EndpointDefinition, type Guard, handlerMetadata } from './endpoint.js';
 import { GatewayTimeoutError, RequestValidationError, UnsupportedMediaTypeError } from './errors.js';
@@ -78,7 +78,7 @@ export function compileInvoker(method: string, path: string, pathParams: string[
   const binder = compileBinder({ method, pathParams, params });
   const noInput = pathParams.length === 0 && Object.keys(params).length === 0;
   const usesBody = binder.usesBody;
-  const model = options.response === undefined ? undefined : compiledSchema(options.response);
+  const model = options.response === undefined ? undefined : compiledParser(options.response);
   const modelIsArray = options.response !== undefined && isArrayLikeSchema(options.response);
   const explicitStatus = options.statusCode;
   const status = explicitStatus ?? 200;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { compiledSchema } from './compiled.js';
+import { compiledParser } from './compiled.js';
 import { converterFor, defOf, expectation, isArraySchema, isObjectSchema, isOptional, lenient, unwrap } from './convert.js';
 import { isParamSource, type ParamLocation, type ParamSource } from './sources.js';
 
@@ -458,7 +458,7 @@ export function compileBinder(plan: BinderPlan): Binder {
   // Only a whole-body model: parse it directly, without an enclosing object to build and walk.
   if (entries.length === 1 && entries[0].kind === 'wholeBody') {
     const { name } = entries[0];
-    const model = compiledSchema(entries[0].schema);
+    const model = compiledParser(entries[0].schema);
     const newInput = objectFactory([name]);
     return makeBinder(
       (raw) => {
@@ -490,7 +490,7 @@ export function compileBinder(plan: BinderPlan): Binder {
     const dropHead = e.kind === 'queryModel' || e.kind === 'wholeBody';
     targets.set(e.name, { in: e.in, head: dropHead ? null : e.wire });
   }
-  const schema = compiledSchema(z.object(shape));
+  const schema = compiledParser(z.object(shape));
   const expectations: Expectations = new Map();
   for (const e of entries) {
     if (e.kind === 'queryModel') {

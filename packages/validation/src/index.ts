@@ -23,7 +23,7 @@ export {
   type ParamDescriptor,
   type BodyDescriptor,
 } from './binder.js';
-export { compiledSchema } from './compiled.js';
+export { compiledParser, type SchemaParser } from './compiled.js';
 export { isArrayLikeSchema } from './convert.js';
 export { ValidationProblemSchema, validationProblem, type ValidationProblem } from './problem.js';
 export type { PathParamNames, InferInput } from './infer.js';
