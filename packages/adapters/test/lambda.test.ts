@@ -104,7 +104,10 @@ describe('events and failures', () => {
       throw new Error('database unreachable');
     });
     app.api({ route: '/ok' }, () => ({ ok: ++handled }));
-    const result = (await new LambdaAdapter(app).handle(httpApiEvent({ method: 'GET', path: '/ok' }))) as { statusCode: number; body: string };
+    const result = (await new LambdaAdapter(app).handle(httpApiEvent({ method: 'GET', path: '/ok' }))) as {
+      statusCode: number;
+      body: string;
+    };
     expect(result.statusCode).toBe(503);
     expect(result.body).not.toContain('database unreachable');
     expect(handled).toBe(0);
