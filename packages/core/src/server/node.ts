@@ -184,7 +184,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     finished();
   };
 
-  const listener = (req: IncomingMessage, res: ServerResponse) => {
+  const listener = (req: IncomingMessage, res: ServerResponse, bodyRefused?: boolean) => {
     if (draining) {
       res.writeHead(503, reasonPhrase(503), ['content-type', PROBLEM_JSON, 'connection', 'close', 'retry-after', '1']);
       res.end(UNAVAILABLE_BODY);
@@ -210,6 +210,8 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     }
     inFlight++;
     const request = new NodeRequest(req, res, path, query, bodyLimit);
+    // The connection cannot be reused: the body was announced but never asked for.
+    if (bodyRefused) request.bodyRefused = true;
     if (!app.ready) {
       startOrRefuse(app)
         .then((refused) => (refused === undefined ? app.handle(request) : refused))
@@ -234,20 +236,12 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     listener,
   );
   server.keepAliveTimeout = limits.keepAliveTimeout;
-  // `Expect: 100-continue` with a declared body over the limit is refused before the client sends it.
+  // `Expect: 100-continue` with a declared body over the limit: the client is never asked for the body.
+  // The app still answers (plugins, middleware, guards: CORS headers, metrics, logs, 401 first); an
+  // endpoint that reads the body gets 413 without reading (`Request` refuses the declared length).
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    const declared = Number(req.headers['content-length']);
-    if (declared > bodyLimit) {
-      const body = problem(413, tooLarge(bodyLimit).message);
-      res.writeHead(413, reasonPhrase(413), [
-        'content-type',
-        PROBLEM_JSON,
-        'content-length',
-        Buffer.byteLength(body),
-        'connection',
-        'close',
-      ]);
-      res.end(body);
+    if (Number(req.headers['content-length']) > bodyLimit) {
+      listener(req, res, true);
       return;
     }
     res.writeContinue();
