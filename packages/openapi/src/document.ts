@@ -6,7 +6,7 @@ import {
   type RouteConfig,
   type ResponseConfig,
 } from '@asteasolutions/zod-to-openapi';
-import { describeParams, ValidationProblemSchema, z, type BinderPlan, type BodyDescriptor, type ParamDescriptor } from '@fnapi/validation';
+import { describeParams, z, type BinderPlan, type BodyDescriptor, type ParamDescriptor } from '@fnapi/validation';
 
 /** One security scheme an operation requires (the extension point used by `@fnapi/auth`). */
 export interface SecurityRequirement {
@@ -42,8 +42,26 @@ export interface OperationDescription {
    * separate security requirements, each also carrying `security`.
    */
   securityAlternatives?: SecurityRequirement[][];
-  /** Extra problem statuses the operation can produce (401, 403, 413, 415, 504, …). */
-  errorStatuses?: number[];
+  /**
+   * Every answer the operation can give, as the server computes it (`@fnapi/core` does, once per
+   * operation); rendered as given. Absent: only the success status from `response` and `statusCode`.
+   */
+  responses?: OperationResponse[];
+}
+
+/** One documented answer of an operation: status, description, body and headers. */
+export interface OperationResponse {
+  status: number;
+  description: string;
+  /** The body; absent for an answer without content (204, 304, …). */
+  content?: {
+    mediaType: string;
+    /** Absent: a body of unknown shape. */
+    schema?: z.ZodType;
+    /** Component name for a schema without an id of its own (`.meta({ id })` wins). */
+    component?: string;
+  };
+  headers?: Record<string, { description?: string; schema?: z.ZodType; required?: boolean }>;
 }
 
 export interface DocumentInfo {
@@ -90,39 +108,14 @@ export interface HttpFacts {
 export interface BuildOptions {
   /** The server's HTTP facts. */
   http: HttpFacts;
-  /** Replaces the documented 422 body schema; default `ValidationProblemSchema`. */
-  validationErrorSchema?: z.ZodType;
   /** Told of every schema that could not be documented (the document is built all the same). */
   onSchemaProblem?(problem: SchemaProblem): void;
 }
 
-/** Name of the shared problem-details component. */
-export const PROBLEM_DETAILS_COMPONENT = 'ProblemDetails';
-/** Default name of the 422 body component (a schema with its own id keeps that id). */
-export const VALIDATION_PROBLEM_COMPONENT = 'ValidationProblem';
-
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
-
-/** The problem-details body every non-422 error carries (RFC 9457). */
-const ProblemDetailsSchema = z
-  .object({
-    type: z.string().describe('A URI reference identifying the problem type; `about:blank` when it is just the status'),
-    title: z.string().describe('Short summary of the problem type: the status reason phrase'),
-    status: z.int().min(100).max(599).describe('The HTTP status code'),
-    detail: z.string().optional().describe('Explanation specific to this occurrence'),
-    details: z.unknown().optional().describe('Structured data about this occurrence'),
-  })
-  .describe('RFC 9457 problem details');
 
 type AnySchema = z.ZodType;
 type SchemaObject = Record<string, unknown>;
-
-function pascalCase(name: string): string {
-  const words = name.split(/[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])/).filter(Boolean);
-  const joined = words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
-  if (joined === '') return 'Body';
-  return /^[0-9]/.test(joined) ? `Model${joined}` : joined;
-}
 
 function isUnknownTypeError(error: unknown): boolean {
   return (
@@ -155,8 +148,10 @@ class DocumentBuilder {
   private readonly securitySchemes = new Map<string, string>();
   private readonly tags: string[] = [];
   private readonly safeCache = new Map<AnySchema, AnySchema | SchemaObject>();
-  private problemRef!: AnySchema;
-  private validationRef!: AnySchema;
+  /** Schemas the document answers with (success and error bodies). */
+  private readonly outputs = new Set<AnySchema>();
+  /** The request-body copy of each named model that is also an output. */
+  private readonly inputCopies = new Map<AnySchema, AnySchema>();
 
   constructor(
     private readonly info: DocumentInfo,
@@ -177,13 +172,25 @@ class DocumentBuilder {
       }
     });
 
-    // Names are settled before any operation is generated: the shared components first, then every
-    // whole-body model in operation order, so names do not depend on which schema is met first inside
-    // zod-to-openapi.
-    this.problemRef = this.nameSchema(ProblemDetailsSchema, PROBLEM_DETAILS_COMPONENT);
-    this.validationRef = this.nameSchema(this.options.validationErrorSchema ?? ValidationProblemSchema, VALIDATION_PROBLEM_COMPONENT);
+    // Names are settled before any operation is generated, in operation and status order, so they do
+    // not depend on which schema zod-to-openapi meets first. Only the server's own bodies (problems)
+    // are named here; a user's model is a component only under its own id, never a parameter's name.
+    for (const { op } of described) {
+      if (op.response) this.outputs.add(op.response);
+      for (const answer of op.responses ?? []) {
+        if (answer.content?.schema) this.outputs.add(answer.content.schema);
+        if (answer.content?.schema && answer.content.component) this.nameSchema(answer.content.schema, answer.content.component);
+      }
+    }
+    // An input model never shares a component with an output: a named model that is also answered
+    // is documented as a request body under `<id>Input`.
     for (const { body } of described) {
-      if (body.kind === 'whole') this.nameSchema(body.schema, pascalCase(body.name));
+      if (body.kind !== 'whole' || !this.outputs.has(body.schema)) continue;
+      const id = getRefId(body.schema);
+      if (id === undefined || this.inputCopies.has(body.schema)) continue;
+      const copy = body.schema.clone();
+      this.inputCopies.set(body.schema, copy);
+      this.nameSchema(copy, `${id}Input`);
     }
 
     const requiredByOperation = new Map<string, Map<string, boolean>>();
@@ -326,44 +333,20 @@ class DocumentBuilder {
         required,
         content: {
           [this.options.http.jsonMediaType]: {
-            schema: this.schemaFor(body.schema, op, `body${body.kind === 'whole' ? ` ${body.name}` : ''}`) as never,
+            schema: this.schemaFor(
+              this.inputCopies.get(body.schema) ?? body.schema,
+              op,
+              `body${body.kind === 'whole' ? ` ${body.name}` : ''}`,
+            ) as never,
           },
         },
       };
     }
 
-    const responses: Record<string, ResponseConfig> = {};
-    const status = op.statusCode;
-    const http = this.options.http;
-    if (!http.statusHasBody(status)) {
-      responses[String(status)] = { description: http.reasonPhrase(status) };
-    } else {
-      const schema = op.response ? this.schemaFor(op.response, op, 'response') : {};
-      responses[String(status)] = {
-        description: http.reasonPhrase(status),
-        content: { [http.jsonMediaType]: { schema: schema as never } },
-      };
-    }
-
-    const problem = (code: number, description: string, schema: AnySchema = this.problemRef) => {
-      if (String(code) in responses) return;
-      responses[String(code)] = { description, content: { [http.problemMediaType]: { schema } } };
-    };
-    const hasPathParams = Object.keys(groups.path).length > 0;
-    const hasBody = body.kind !== 'none';
-    const statuses = new Set<number>(op.errorStatuses ?? []);
-    if (hasBody) {
-      problem(400, 'Malformed JSON body');
-      problem(413, 'Request body larger than the limit');
-      problem(415, 'Request body is not JSON');
-    }
+    const responses = this.responses(op);
     const requirements = (op.securityAlternatives?.length ? op.securityAlternatives : [[]])
       .map((alternative) => [...(op.security ?? []), ...alternative])
       .filter((alternative) => alternative.length > 0);
-    if (requirements.length > 0) problem(401, 'Missing or invalid credentials');
-    if (hasPathParams) problem(404, 'Not Found');
-    if (params.length > 0 || hasBody) problem(422, 'Validation Error', this.validationRef);
-    for (const code of [...statuses].sort((a, b) => a - b)) problem(code, http.reasonPhrase(code));
 
     const route: RouteConfig = {
       method: method as RouteConfig['method'],
@@ -374,7 +357,7 @@ class DocumentBuilder {
       ...(op.tags && op.tags.length > 0 ? { tags: [...op.tags] } : {}),
       ...(op.deprecated ? { deprecated: true } : {}),
       ...(Object.keys(request).length > 0 ? { request } : {}),
-      responses: sortByStatus(responses),
+      responses,
     };
 
     if (requirements.length > 0) {
@@ -388,6 +371,39 @@ class DocumentBuilder {
       });
     }
     return route;
+  }
+
+  /** The operation's answers, rendered as the server listed them (sorted by status). */
+  private responses(op: OperationDescription): Record<string, ResponseConfig> {
+    const http = this.options.http;
+    const answers: OperationResponse[] = op.responses ?? [
+      {
+        status: op.statusCode,
+        description: http.reasonPhrase(op.statusCode),
+        ...(http.statusHasBody(op.statusCode) ? { content: { mediaType: http.jsonMediaType, schema: op.response } } : {}),
+      },
+    ];
+    const responses: Record<string, ResponseConfig> = {};
+    for (const answer of answers) {
+      const config: ResponseConfig = { description: answer.description };
+      if (answer.content) {
+        const schema = answer.content.schema
+          ? this.schemaFor(answer.content.schema, op, answer.content.schema === op.response ? 'response' : `response ${answer.status}`)
+          : {};
+        config.content = { [answer.content.mediaType]: { schema: schema as never } };
+      }
+      if (answer.headers && Object.keys(answer.headers).length > 0) {
+        const shape: Record<string, AnySchema> = {};
+        for (const [name, header] of Object.entries(answer.headers)) {
+          let schema = header.schema ? this.paramSchema(header.schema, op, `header ${name}`) : z.string();
+          if (header.description !== undefined) schema = schema.describe(header.description);
+          shape[name] = header.required ? schema : schema.optional();
+        }
+        config.headers = z.object(shape);
+      }
+      responses[String(answer.status)] = config;
+    }
+    return sortByStatus(responses);
   }
 
   private registerSecurityScheme(sec: SecurityRequirement): void {
@@ -480,10 +496,9 @@ function tidy(document: Record<string, unknown>): Record<string, unknown> {
 /**
  * Builds the OpenAPI 3.1.0 document for the given operations.
  *
- * Whole-body models become named `components.schemas` entries (their own `.meta({ id })` if they have
- * one, else the parameter name in PascalCase), shared by every operation using the same schema;
- * errors are `application/problem+json` with the shared `ProblemDetails` schema, and 422 with the
- * validation problem schema.
+ * A model is a named `components.schemas` entry only under its own `.meta({ id })` (never a
+ * parameter's name); the answers are rendered from `responses` as given, with each body's
+ * `component` naming a schema that has no id of its own.
  */
 export function buildDocument(
   info: DocumentInfo,

@@ -25,5 +25,11 @@ export {
 } from './binder.js';
 export { compiledParser, type SchemaParser } from './compiled.js';
 export { isArrayLikeSchema } from './convert.js';
-export { ValidationProblemSchema, validationProblem, type ValidationProblem } from './problem.js';
+export {
+  ProblemDetailsSchema,
+  problemSchemaFor,
+  ValidationProblemSchema,
+  validationProblem,
+  type ValidationProblem,
+} from './problem.js';
 export type { PathParamNames, InferInput } from './infer.js';
