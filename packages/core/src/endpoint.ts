@@ -58,12 +58,12 @@ export type Handler<I = any, O = unknown> = (input: I, request: Request) => O;
  * What a handler may return under the `response` model `S`: what the model accepts (alone or as a
  * tuple's body) or a `Response`, sync or async. Without a model, anything.
  */
-export type HandlerResult<S extends z.ZodType> = z.ZodType extends S
-  ? unknown
-  : ReturnedBody<Loose<z.input<S>>> | Promise<ReturnedBody<Loose<z.input<S>>>>;
+// No conditional type: without a model `z.input<z.ZodType>` is `unknown`, which absorbs the union,
+// and a deferred conditional would keep a returned `[body, status]` from being read as a tuple.
+export type HandlerResult<S extends z.ZodType> = ReturnedBody<z.input<S>> | Promise<ReturnedBody<z.input<S>>>;
+// A row with keys the model lacks passes (they are dropped at run time); only a fresh object literal
+// with unknown keys is refused, as in any assignment.
 type ReturnedBody<T> = T | readonly [T, number] | Response | globalThis.Response;
-// Keys the model does not know are dropped at run time, so a returned row may carry them.
-type Loose<T> = T extends readonly unknown[] ? T : T extends object ? T & { [key: string]: unknown } : T;
 
 /**
  * Runs before the request's body is read and its parameters bound (the auth functions are guards):
