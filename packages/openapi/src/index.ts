@@ -1,11 +1,12 @@
-export {
-  buildDocument,
-  type BuildOptions,
-  type DocumentInfo,
-  type HttpFacts,
-  type SchemaProblem,
-  type OperationDescription,
-  type OperationResponse,
-  type SecurityRequirement,
-} from './document.js';
+export { buildDocument } from './document.js';
+export { schemeKey } from './security-schemes.js';
+export type {
+  BuildOptions,
+  DocumentInfo,
+  HttpFacts,
+  SchemaProblem,
+  OperationDescription,
+  OperationResponse,
+  SecurityRequirement,
+} from './description.js';
 export { docsRoutes, DEFAULT_ASSETS_PREFIX, type DocsOptions, type DocsRoute } from './docs.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ValidationIssue } from './binder.js';
+import type { ValidationIssue } from './issues.js';
 
 /**
  * `status` fixed to one number. The metadata makes the document say `const` (what a typed client
