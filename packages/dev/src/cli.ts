@@ -1,38 +1,45 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { devCommand, openapiCommand, routesCommand } from './commands.js';
+import { clientCommand, devCommand, openapiCommand, routesCommand } from './commands.js';
 
 const USAGE = `Usage:
-  fnapi dev <entry>                  serve the app (HOST/PORT, else 127.0.0.1:8000), restarting on change
+  fnapi dev <entry> [--client <file>]  serve the app (HOST/PORT, else 127.0.0.1:8000), restarting on change
+                                     (and rewriting the client types in <file> on every start)
   fnapi openapi <entry> [-o <file>]  write the OpenAPI document (stdout without -o)
+  fnapi client <entry> [-o <file>]   write the client types (openapi-typescript's paths, for openapi-fetch)
   fnapi routes <entry>               list method, route and operationId of each endpoint
 
 <entry> is a TypeScript or JavaScript module whose default export, or export named "app", is an API.`;
+
+const COMMANDS = ['dev', 'openapi', 'client', 'routes'];
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { output: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+    options: { output: { type: 'string', short: 'o' }, client: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   });
   const [command, entry] = positionals;
   if (values.help || !command) {
     console.log(USAGE);
     return values.help ? 0 : 2;
   }
-  if (!entry || !['dev', 'openapi', 'routes'].includes(command)) {
-    console.error(command && !['dev', 'openapi', 'routes'].includes(command) ? `fnapi: unknown command "${command}"\n\n${USAGE}` : USAGE);
+  if (!entry || !COMMANDS.includes(command)) {
+    console.error(command && !COMMANDS.includes(command) ? `fnapi: unknown command "${command}"\n\n${USAGE}` : USAGE);
     return 2;
   }
   switch (command) {
     case 'openapi':
       await openapiCommand(entry, values.output);
       return 0;
+    case 'client':
+      await clientCommand(entry, values.output);
+      return 0;
     case 'routes':
       await routesCommand(entry);
       return 0;
     default:
-      return devCommand(entry);
+      return devCommand(entry, { client: values.client });
   }
 }
 

@@ -1,2 +1,3 @@
 export { findApp, loadApp } from './load.js';
-export { devCommand, openapiCommand, routesCommand } from './commands.js';
+export { clientCommand, devCommand, openapiCommand, routesCommand } from './commands.js';
+export { clientTypes, untypedOperations, writeClientTypes } from './client.js';
