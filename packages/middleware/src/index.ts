@@ -21,4 +21,4 @@ export {
   type RateLimitOptions,
   type RateLimitStore,
 } from './rate-limit.js';
-export { appendVary } from './util.js';
+export { appendVary } from './header-lists.js';
