@@ -21,4 +21,11 @@ export {
   type RateLimitOptions,
   type RateLimitStore,
 } from './rate-limit.js';
+export {
+  CompressionMiddleware,
+  negotiateEncoding,
+  isCompressible,
+  type CompressionEncoding,
+  type CompressionOptions,
+} from './compression.js';
 export { appendVary } from './header-lists.js';
