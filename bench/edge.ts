@@ -16,7 +16,7 @@ const flag = (name: string, fallback: number) => {
 const duration = flag('duration', 3);
 const rounds = flag('rounds', 2);
 
-const CASES = [
+const CASES: { name: string; path: string; headers: Record<string, string> }[] = [
   { name: 'hello (request id on, as always)', path: '/hello', headers: {} },
   { name: 'hello behind RateLimitMiddleware (memory store)', path: '/limited/hello', headers: {} },
   { name: '10 KB JSON, no compression', path: '/json10k', headers: { 'accept-encoding': 'gzip, br' } },
