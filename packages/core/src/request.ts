@@ -106,7 +106,9 @@ export class Request {
     if (this._id === undefined) {
       const name = (this.edge ?? DEFAULT_EDGE).requestIdHeader;
       const incoming = name === undefined ? undefined : this.headerValue(name);
-      this._id = incoming !== undefined && isValidRequestId(incoming) ? incoming : (this.platformId ?? generateRequestId());
+      const platform = this.platformId;
+      if (incoming !== undefined && isValidRequestId(incoming)) this._id = incoming;
+      else this._id = platform !== undefined && isValidRequestId(platform) ? platform : generateRequestId();
     }
     return this._id;
   }
