@@ -4,8 +4,9 @@ import { parse as parseQuery } from 'fast-querystring';
 import { decodeText, DEFAULT_BODY_LIMIT, parseJsonBody } from './body.js';
 import { collectBody, tooLarge } from './wire/collect-body.js';
 import { BadRequestError } from './errors.js';
-import { DEFAULT_EDGE, type EdgeSettings, forwardedAddress, generateRequestId, isValidRequestId, lastEntry } from './edge.js';
+import { DEFAULT_EDGE, type EdgeSettings, REQUEST_EDGE, forwardedAddress, generateRequestId, isValidRequestId, lastEntry } from './edge.js';
 import { type RawHeaders, RequestHeaders } from './headers.js';
+import { REQUEST_INTERNALS } from './request-internals.js';
 import { defaultLogger, type Logger } from './logger.js';
 
 let fallbackLogger: Logger | undefined;
@@ -62,15 +63,10 @@ export class Request {
 
   /** The query string as sent (percent-encoded), without the leading `?`. */
   readonly rawQuery: string;
-  /**
-   * Set by the runtime serving this request: how a thrown value becomes a response, so that
-   * `errorResponse` (and `ErrorHandlingMiddleware`) follow the app's error policy. Internal.
-   */
-  errorPolicy: unknown = undefined;
-  /** The thrown value already offered to plugins (so each error is reported once). Internal. */
-  reportedError: { error: unknown } | undefined = undefined;
-  /** The app's `requestIdHeader` and `trustProxy`, set by the runtime serving this request. Internal. */
-  edge: EdgeSettings | undefined = undefined;
+  /** Set by the runtime serving this request: its error policy (`errorResponse` follows it). */
+  [REQUEST_INTERNALS]: unknown = undefined;
+  /** The app's `requestIdHeader` and `trustProxy`, set by the runtime serving this request. */
+  [REQUEST_EDGE]: EdgeSettings | undefined = undefined;
   protected readonly protocol: 'http' | 'https';
   private _rawHeaders: RawHeaders | undefined;
   private _headers: RequestHeaders | undefined;
@@ -113,7 +109,7 @@ export class Request {
    */
   get id(): string {
     if (this._id === undefined) {
-      const name = (this.edge ?? DEFAULT_EDGE).requestIdHeader;
+      const name = (this[REQUEST_EDGE] ?? DEFAULT_EDGE).requestIdHeader;
       const incoming = name === undefined ? undefined : this.headerValue(name);
       const platform = this._init.id;
       if (incoming !== undefined && isValidRequestId(incoming)) this._id = incoming;
@@ -129,7 +125,7 @@ export class Request {
   get ip(): string | undefined {
     if (this._ip === null) {
       const peer = this.client.address;
-      const trust = this.edge?.trust;
+      const trust = this[REQUEST_EDGE]?.trust;
       this._ip = trust === undefined ? peer : forwardedAddress(peer, this.headerValue('x-forwarded-for'), trust);
     }
     return this._ip;
@@ -163,7 +159,7 @@ export class Request {
       let host = this.headers.get('host') ?? 'localhost';
       let protocol: string = this.protocol;
       // X-Forwarded-Proto/-Host only from a trusted peer: anyone else could claim any origin.
-      const trust = this.edge?.trust;
+      const trust = this[REQUEST_EDGE]?.trust;
       if (trust?.(this.client.address, 0)) {
         const proto = lastEntry(this.headerValue('x-forwarded-proto'))?.toLowerCase();
         if (proto === 'http' || proto === 'https') protocol = proto;
@@ -188,7 +184,7 @@ export class Request {
    */
   get logger(): Logger {
     if (this._logger === undefined) {
-      const base = (this.errorPolicy as { logger?: Logger } | undefined)?.logger ?? (fallbackLogger ??= defaultLogger());
+      const base = (this[REQUEST_INTERNALS] as { logger?: Logger } | undefined)?.logger ?? (fallbackLogger ??= defaultLogger());
       this._logger = base.child({ reqId: this.id });
     }
     return this._logger;
