@@ -2,6 +2,7 @@ import type { DocumentInfo } from '@fnapi/openapi';
 import { describeParams } from '@fnapi/validation';
 import { compile, type RegisteredEndpoint } from './compile.js';
 import { type DocumentSettings, describeApp, docsBuiltins } from './document.js';
+import { type EdgeSettings, edgeSettings, type TrustProxy } from './edge.js';
 import { defaultLogger, type Logger, silentLogger } from './logger.js';
 import type { MaybePromise } from './pipeline.js';
 import { type EventName, PluginManager } from './plugins.js';
@@ -59,6 +60,13 @@ export interface APIOptions {
   keepAliveTimeout?: number;
   /** Milliseconds in-flight requests get to finish on shutdown; default 10 000. */
   shutdownTimeout?: number;
+  /** Header the incoming request id is taken from; default `'x-request-id'`; `false` always generates one. */
+  requestIdHeader?: string | false;
+  /**
+   * Which proxies' `X-Forwarded-For`/`-Proto`/`-Host` are believed (for `request.ip`, `request.url`):
+   * `false` none (default), `true` every hop, a number of hops, or addresses and CIDR ranges.
+   */
+  trustProxy?: TrustProxy;
 }
 
 export interface RouteInfo {
@@ -98,6 +106,7 @@ export class API extends RouteGroup implements Runtime {
   private runtime: AppRuntime | undefined;
   private document: Record<string, unknown> | undefined;
   private readonly errorPolicy: ErrorPolicy;
+  private readonly edge: EdgeSettings;
   private readonly startupCallbacks: Lifecycle[] = [];
   private readonly shutdownCallbacks: Lifecycle[] = [];
   private started: Promise<void> | undefined;
@@ -122,6 +131,7 @@ export class API extends RouteGroup implements Runtime {
       keepAliveTimeout: options.keepAliveTimeout ?? 72_000,
       shutdownTimeout: options.shutdownTimeout ?? 10_000,
     });
+    this.edge = edgeSettings(options.requestIdHeader, options.trustProxy);
     this.pluginManager = new PluginManager(this, () => this.logger);
     const app = this;
     this.errorPolicy = {
@@ -255,6 +265,7 @@ export class API extends RouteGroup implements Runtime {
       policy: this.errorPolicy,
       plugins: this.pluginManager,
       redirectSlashes: this.options.redirectSlashes ?? true,
+      edge: this.edge,
     }));
   }
 

@@ -13,4 +13,19 @@ export {
   type MemoryCacheStoreOptions,
   type VaryMarker,
 } from './cache.js';
+export {
+  RateLimitMiddleware,
+  MemoryRateLimitStore,
+  type MemoryRateLimitStoreOptions,
+  type RateLimitHit,
+  type RateLimitOptions,
+  type RateLimitStore,
+} from './rate-limit.js';
+export {
+  CompressionMiddleware,
+  negotiateEncoding,
+  isCompressible,
+  type CompressionEncoding,
+  type CompressionOptions,
+} from './compression.js';
 export { appendVary } from './header-lists.js';

@@ -32,6 +32,8 @@ export interface RequestParts {
   /** Called once, on first use of `request.signal`, with the function that aborts it. */
   onDisconnect?: (abort: (reason: unknown) => void) => void;
   bodyLimit: number;
+  /** The platform's id for the request (e.g. API Gateway's), used as `request.id` when none came in. */
+  id?: string;
 }
 
 /** The one way to build a request from a transport's parts: no subclass per platform. */
@@ -61,6 +63,7 @@ export function requestFrom(parts: RequestParts): Request {
     client: parts.client,
     protocol,
     bodyLimit: parts.bodyLimit,
+    id: parts.id,
     onDisconnect:
       parts.onDisconnect ??
       (signal === undefined
