@@ -1,2 +1,12 @@
 export { findApp, loadApp } from './load.js';
-export { devCommand, openapiCommand, routesCommand } from './commands.js';
+export {
+  type CheckableApp,
+  type CheckFailure,
+  type CheckOptions,
+  type CheckReport,
+  checkContract,
+  type FailureKind,
+  formatReport,
+  type OperationSummary,
+} from './check/contract.js';
+export { checkCommand, devCommand, openapiCommand, routesCommand } from './commands.js';
