@@ -136,7 +136,10 @@ export function mutationsOf(book: SchemaBook, op: Operation, bodyLimit: number):
     const resolved = book.resolve(p.schema);
     const isArray = resolved.type === 'array';
     const itemSchema = isArray ? ((resolved.items ?? {}) as JsonSchema) : p.schema;
-    const wrong = wrongStrings(book.resolve(itemSchema)).filter((text) => readParameter(book, itemSchema, text) === undefined);
+    // An empty path segment is another URL (`/users/`), not a wrong value for this one.
+    const wrong = wrongStrings(book.resolve(itemSchema)).filter(
+      (text) => !(p.in === 'path' && text === '') && readParameter(book, itemSchema, text) === undefined,
+    );
     for (const text of [...new Set(wrong)].slice(0, 3)) {
       out.push({ label: `${where} = ${JSON.stringify(text)}`, apply: (_input, draft) => setParameter(draft, p, text) });
     }
