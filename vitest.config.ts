@@ -12,6 +12,10 @@ export default defineConfig({
     include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
-    typecheck: { enabled: true, include: ['packages/*/test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+    typecheck: {
+      enabled: true,
+      include: ['packages/*/test/**/*.test-d.ts', 'examples/*/test/**/*.test-d.ts'],
+      tsconfig: './tsconfig.json',
+    },
   },
 });

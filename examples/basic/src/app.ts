@@ -19,6 +19,13 @@ export function createApp(options: { logger?: false } = {}): API {
     ...options,
   });
 
+  // Response models: they document and type each success body (and filter what is sent).
+  const Greeting = z.object({ message: z.string() }).meta({ id: 'Greeting' });
+  const PostRef = z.object({ user_id: z.int(), post_id: z.int() }).meta({ id: 'PostRef' });
+  const SearchResults = z
+    .object({ query: z.string(), page: z.int(), limit: z.int(), results: z.array(z.string()) })
+    .meta({ id: 'SearchResults' });
+
   app.api(
     {
       route: '/hello/{name}',
@@ -27,6 +34,7 @@ export function createApp(options: { logger?: false } = {}): API {
       description: 'Greets `name`, with `greeting` in front (default "Hello").',
       tags: ['greetings'],
       params: { name: z.string(), greeting: z.string().optional() },
+      response: Greeting,
     },
     function sayHello({ name, greeting = 'Hello' }) {
       return { message: `${greeting}, ${name}!` };
@@ -40,6 +48,7 @@ export function createApp(options: { logger?: false } = {}): API {
       description: 'Both ids are integers; anything else is a 422 naming the value.',
       tags: ['users'],
       params: { user_id: z.int(), post_id: z.int() },
+      response: PostRef,
     },
     function getUserPost({ user_id, post_id }) {
       return { user_id, post_id };
@@ -57,9 +66,10 @@ export function createApp(options: { logger?: false } = {}): API {
         page: z.int().min(1).default(1),
         limit: z.int().min(1).max(100).default(10),
       },
+      response: SearchResults,
     },
     async function search({ query, page, limit }) {
-      return { query, page, limit, results: [] as string[] };
+      return { query, page, limit, results: [] };
     },
   );
 
@@ -85,7 +95,7 @@ export function createApp(options: { logger?: false } = {}): API {
       tags: ['users'],
       statusCode: 201,
       params: { user: User },
-      response: User.extend({ id: z.int() }),
+      response: User.extend({ id: z.int() }).meta({ id: 'StoredUser' }),
     },
     async function createUser({ user }) {
       return { id: nextId++, ...user };
@@ -99,6 +109,8 @@ export function createApp(options: { logger?: false } = {}): API {
       summary: 'Echo the JSON body',
       description: 'Answers with the JSON body it was sent (any JSON value) and an `X-Echo` header.',
       tags: ['echo'],
+      // Any JSON comes back, so there is no model; the status is fixed (it never answers 204).
+      statusCode: 200,
       params: { payload: body(z.json(), { whole: true }) },
     },
     function echo({ payload }) {

@@ -17,6 +17,7 @@ export function anyOf(...wrappers: AuthWrapper[]): AuthWrapper {
     {
       challenge,
       security: schemes.flatMap((scheme) => scheme.security),
+      forbids: schemes.some((scheme) => scheme.forbids),
       async authenticate(request: Request): Promise<AuthInfo> {
         let refusedPermission: ForbiddenError | undefined;
         for (const scheme of schemes) {

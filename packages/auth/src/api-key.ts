@@ -52,6 +52,7 @@ export function apiKeyRequired(options: ApiKeyOptions): AuthWrapper {
     {
       challenge: CHALLENGE,
       security,
+      forbids: required.length > 0,
       async authenticate(request: Request): Promise<AuthInfo> {
         let given = request.headers.get(header) ?? undefined;
         if (given === undefined && options.queryParam) given = request.queryParams.get(options.queryParam) ?? undefined;

@@ -21,6 +21,8 @@ export interface AuthScheme {
   readonly challenge: string;
   /** How the document describes it: alternatives, any one of which the scheme accepts. */
   readonly security: SecurityRequirement[][];
+  /** Whether it can refuse a known caller for a missing permission (403); documented only then. */
+  readonly forbids?: boolean;
   authenticate(request: Request): Promise<AuthInfo>;
 }
 
@@ -57,14 +59,15 @@ export function nameSuffix(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]/g, '_');
 }
 
-/** The error statuses a scheme may answer with, documented on every protected operation. */
-const AUTH_STATUSES = [401, 403];
-
 export function authWrapper(scheme: AuthScheme, name: string): AuthWrapper {
   const guard = async (request: Request): Promise<void> => {
     request.auth = await scheme.authenticate(request);
   };
-  const metadata: HandlerMetadata = { securityAlternatives: scheme.security, errorStatuses: AUTH_STATUSES, guards: [guard] };
+  const metadata: HandlerMetadata = {
+    securityAlternatives: scheme.security,
+    errorStatuses: scheme.forbids ? [401, 403] : [401],
+    guards: [guard],
+  };
   const wrap = <H extends AnyHandler>(handler: H): H => {
     if (typeof handler !== 'function') throw new TypeError(`${name}(…) wraps a handler function`);
     // A new function, so the same handler can also be served unprotected elsewhere.

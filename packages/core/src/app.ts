@@ -268,6 +268,7 @@ export class API extends RouteGroup implements Runtime {
       redocUrl: this.redocUrl,
       docsCdn: this.options.docsCdn,
       validationError: this.options.validationError,
+      middleware: this.middleware,
       info: {
         servers: this.options.servers,
         contact: this.options.contact,

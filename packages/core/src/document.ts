@@ -2,8 +2,10 @@ import { buildDocument, type DocumentInfo, docsRoutes, type OperationDescription
 import type { BuiltinRoute, RegisteredEndpoint } from './compile.js';
 import { handlerMetadata } from './endpoint.js';
 import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from './http.js';
+import type { Middleware } from './pipeline.js';
 import { Response } from './response.js';
 import type { ValidationErrorFormat } from './runtime.js';
+import { operationResponses } from './statuses.js';
 
 export interface DocumentSettings {
   title: string;
@@ -14,17 +16,20 @@ export interface DocumentSettings {
   redocUrl: string | null;
   docsCdn: string | undefined;
   validationError: ValidationErrorFormat | undefined;
+  /** The app's middleware (their `responses` are documented on every operation). */
+  middleware: readonly Middleware[];
   /** The rest of the document's `info` and top level: servers, contact, license, terms, tag descriptions. */
   info: Pick<DocumentInfo, 'servers' | 'contact' | 'license' | 'termsOfService' | 'tags'>;
 }
 
 /** How an endpoint is described in the OpenAPI document (undefined when kept out of it). */
-function operationOf(endpoint: RegisteredEndpoint): OperationDescription | undefined {
+function operationOf(endpoint: RegisteredEndpoint, settings: DocumentSettings): OperationDescription | undefined {
   const { options, handler } = endpoint.definition;
   if (options.includeInSchema === false) return undefined;
   const metadata = handlerMetadata(handler);
-  const errorStatuses = [...(metadata?.errorStatuses ?? [])];
-  if (options.timeout) errorStatuses.push(504);
+  // The endpoint's own `middleware` option runs innermost.
+  const own = (options as { middleware?: readonly Middleware[] }).middleware ?? [];
+  const middleware = [...settings.middleware, ...endpoint.routers.flatMap((router) => router.middleware), ...own];
   return {
     method: endpoint.method,
     path: endpoint.path,
@@ -38,7 +43,7 @@ function operationOf(endpoint: RegisteredEndpoint): OperationDescription | undef
     statusCode: options.statusCode ?? 200,
     security: [...(options.security ?? []), ...(metadata?.security ?? [])],
     securityAlternatives: metadata?.securityAlternatives,
-    errorStatuses,
+    responses: operationResponses(endpoint, { middleware, validationErrorSchema: settings.validationError?.schema }),
   };
 }
 
@@ -50,7 +55,7 @@ export function describeApp(
 ): Record<string, unknown> {
   const operations: OperationDescription[] = [];
   for (const endpoint of endpoints) {
-    const operation = operationOf(endpoint);
+    const operation = operationOf(endpoint, settings);
     if (operation) operations.push(operation);
   }
   return buildDocument(
@@ -58,7 +63,6 @@ export function describeApp(
     operations,
     {
       http: { reasonPhrase, statusHasBody, jsonMediaType: JSON_TYPE, problemMediaType: PROBLEM_JSON },
-      validationErrorSchema: settings.validationError?.schema,
       onSchemaProblem,
     },
   );

@@ -1,18 +1,19 @@
 import type { InferInput, ParamsShape, z } from '@fnapi/validation';
 import type { SecurityRequirement } from '@fnapi/openapi';
 import type { Request } from './request.js';
+import type { Response } from './response.js';
 
 export type HTTPMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | (string & {});
 
 /** Options of `api()`, `app.api()` and `router.api()`. Only `route` is required. */
-export interface EndpointOptions<R extends string = string, P extends ParamsShape = ParamsShape> {
+export interface EndpointOptions<R extends string = string, P extends ParamsShape = ParamsShape, S extends z.ZodType = z.ZodType> {
   route: R;
   /** HTTP method; default `GET`. */
   method?: HTTPMethod;
   /** The handler's parameters by name (see the binding rules). */
   params?: P;
-  /** Response model: documents the response and filters the returned value through it. */
-  response?: z.ZodType;
+  /** Response model: documents the response, filters the returned value through it and types it. */
+  response?: S;
   /** Success status; default 200 (204 when the handler returns nothing and this is unset). */
   statusCode?: number;
   tags?: string[];
@@ -27,12 +28,42 @@ export interface EndpointOptions<R extends string = string, P extends ParamsShap
   timeout?: number;
   /** Security requirements documented for this operation (auth functions add theirs). */
   security?: SecurityRequirement[];
+  /**
+   * Statuses the handler itself answers besides success, e.g. `{ 404: 'No such user' }`; a thrown
+   * `HTTPError` of such a status is documented with the problem body unless `schema` is given.
+   */
+  responses?: Record<number, DeclaredResponse>;
 }
 
-/** Shorthand options (`app.get(route, options, handler)`): everything but route and method. */
-export type RouteOptions<P extends ParamsShape = ParamsShape> = Omit<EndpointOptions<string, P>, 'route' | 'method'>;
+/** One declared answer: its description, or the description with a body schema and headers. */
+export type DeclaredResponse =
+  | string
+  | {
+      description: string;
+      /** The body's schema (sent as JSON); default the problem body of that status. */
+      schema?: z.ZodType;
+      /** Response headers: a description, or a description, a schema and whether it is always sent. */
+      headers?: Record<string, string | { description?: string; schema?: z.ZodType; required?: boolean }>;
+    };
 
-export type Handler<I = any> = (input: I, request: Request) => unknown;
+/** Shorthand options (`app.get(route, options, handler)`): everything but route and method. */
+export type RouteOptions<P extends ParamsShape = ParamsShape, S extends z.ZodType = z.ZodType> = Omit<
+  EndpointOptions<string, P, S>,
+  'route' | 'method'
+>;
+
+export type Handler<I = any, O = unknown> = (input: I, request: Request) => O;
+
+/**
+ * What a handler may return under the `response` model `S`: what the model accepts (alone or as a
+ * tuple's body) or a `Response`, sync or async. Without a model, anything.
+ */
+// No conditional type: without a model `z.input<z.ZodType>` is `unknown`, which absorbs the union,
+// and a deferred conditional would keep a returned `[body, status]` from being read as a tuple.
+export type HandlerResult<S extends z.ZodType> = ReturnedBody<z.input<S>> | Promise<ReturnedBody<z.input<S>>>;
+// A row with keys the model lacks passes (they are dropped at run time); only a fresh object literal
+// with unknown keys is refused, as in any assignment.
+type ReturnedBody<T> = T | readonly [T, number] | Response | globalThis.Response;
 
 /**
  * Runs before the request's body is read and its parameters bound (the auth functions are guards):
@@ -92,7 +123,7 @@ const DECORATED: unique symbol = Symbol.for('fnapi.decoratedEndpoints') as never
 /** A registered-later endpoint: `api(options)(handler)`, included with `app.include` or `router.include`. */
 export interface EndpointDefinition<R extends string = string, P extends ParamsShape = ParamsShape> {
   readonly [DEFINITION]: true;
-  readonly options: EndpointOptions<R, P>;
+  readonly options: EndpointOptions<R, P, any>;
   readonly handler: Handler;
   /** The name operationIds derive from. */
   readonly name: string;
@@ -113,14 +144,14 @@ export function decoratedEndpoints(instance: unknown): EndpointDefinition[] | un
   return (instance as { [DECORATED]?: EndpointDefinition[] })[DECORATED];
 }
 
-export interface EndpointFactory<R extends string, P extends ParamsShape> {
+export interface EndpointFactory<R extends string, P extends ParamsShape, S extends z.ZodType = z.ZodType> {
   // The decorator signature comes first and accepts any method and context: TypeScript resolves
   // overloads by subtype first, where a method with typed parameters is no subtype of one taking
   // `any`, so the definition signature below would claim the decorator and its return type fail.
   /** `@api(options)` on a class method. */
   (method: (this: any, ...args: never) => unknown, context: ClassMethodDecoratorContext<any, any>): void;
   /** `api(options)(handler)`: an endpoint definition to include later. */
-  (handler: Handler<InferInput<R, P>>): EndpointDefinition<R, P>;
+  (handler: Handler<InferInput<R, P>, HandlerResult<S>>): EndpointDefinition<R, P>;
 }
 
 /**
@@ -140,7 +171,9 @@ export function assertStandardDecorator(context: unknown, name: string): asserts
  * `api(options)` works two ways: called on a function it returns an endpoint definition; used as a
  * standard method decorator it registers the method, with `this` bound, for `app.include(instance)`.
  */
-export function api<const R extends string, P extends ParamsShape = {}>(options: EndpointOptions<R, P>): EndpointFactory<R, P> {
+export function api<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
+  options: EndpointOptions<R, P, S>,
+): EndpointFactory<R, P, S> {
   return ((target: Handler, context?: ClassMethodDecoratorContext) => {
     if (context === undefined) return defineEndpoint(options, target);
     assertStandardDecorator(context, '@api');
@@ -156,5 +189,5 @@ export function api<const R extends string, P extends ParamsShape = {}>(options:
       if (metadata) annotateHandler(bound, metadata);
       list.push(defineEndpoint(options, bound, `${instance.constructor.name}_${String(context.name)}`));
     });
-  }) as EndpointFactory<R, P>;
+  }) as EndpointFactory<R, P, S>;
 }

@@ -11,8 +11,10 @@ export {
   type EndpointFactory,
   type EndpointOptions,
   type Guard,
+  type DeclaredResponse,
   type Handler,
   type HandlerMetadata,
+  type HandlerResult,
   type HTTPMethod,
   type RouteOptions,
 } from './endpoint.js';

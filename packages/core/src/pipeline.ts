@@ -17,6 +17,8 @@ export type MiddlewareResult = Response | globalThis.Response | Promise<Response
 /** Anything with `dispatch(request, callNext)`. */
 export interface MiddlewareObject {
   dispatch(request: Request, callNext: CallNext): MiddlewareResult;
+  /** Statuses it can answer by itself (status → description), documented on every operation it runs for. */
+  readonly responses?: Record<number, string>;
 }
 export type MiddlewareFunction = (request: Request, callNext: CallNext) => MiddlewareResult;
 export type Middleware = MiddlewareObject | MiddlewareFunction;

@@ -1,10 +1,11 @@
-import type { InferInput, ParamsShape } from '@fnapi/validation';
+import type { InferInput, ParamsShape, z } from '@fnapi/validation';
 import {
   decoratedEndpoints,
   defineEndpoint,
   type EndpointDefinition,
   type EndpointOptions,
   type Handler,
+  type HandlerResult,
   isEndpointDefinition,
   type RouteOptions,
 } from './endpoint.js';
@@ -52,36 +53,59 @@ export abstract class RouteGroup {
   }
 
   /** Registers an endpoint; returns `this` for chaining. */
-  api<const R extends string, P extends ParamsShape = {}>(options: EndpointOptions<R, P>, handler: Handler<InferInput<R, P>>): this {
+  api<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
+    options: EndpointOptions<R, P, S>,
+    handler: Handler<InferInput<R, P>, HandlerResult<S>>,
+  ): this {
     return this.include(defineEndpoint(options, handler as Handler));
   }
 
   get<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  get<const R extends string, P extends ParamsShape = {}>(route: R, options: RouteOptions<P>, handler: Handler<InferInput<R, P>>): this;
+  get<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
+    route: R,
+    options: RouteOptions<P, S>,
+    handler: Handler<InferInput<R, P>, HandlerResult<S>>,
+  ): this;
   get(...args: unknown[]): this {
     return this.shorthand('GET', args);
   }
 
   post<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  post<const R extends string, P extends ParamsShape = {}>(route: R, options: RouteOptions<P>, handler: Handler<InferInput<R, P>>): this;
+  post<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
+    route: R,
+    options: RouteOptions<P, S>,
+    handler: Handler<InferInput<R, P>, HandlerResult<S>>,
+  ): this;
   post(...args: unknown[]): this {
     return this.shorthand('POST', args);
   }
 
   put<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  put<const R extends string, P extends ParamsShape = {}>(route: R, options: RouteOptions<P>, handler: Handler<InferInput<R, P>>): this;
+  put<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
+    route: R,
+    options: RouteOptions<P, S>,
+    handler: Handler<InferInput<R, P>, HandlerResult<S>>,
+  ): this;
   put(...args: unknown[]): this {
     return this.shorthand('PUT', args);
   }
 
   patch<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  patch<const R extends string, P extends ParamsShape = {}>(route: R, options: RouteOptions<P>, handler: Handler<InferInput<R, P>>): this;
+  patch<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
+    route: R,
+    options: RouteOptions<P, S>,
+    handler: Handler<InferInput<R, P>, HandlerResult<S>>,
+  ): this;
   patch(...args: unknown[]): this {
     return this.shorthand('PATCH', args);
   }
 
   delete<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  delete<const R extends string, P extends ParamsShape = {}>(route: R, options: RouteOptions<P>, handler: Handler<InferInput<R, P>>): this;
+  delete<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
+    route: R,
+    options: RouteOptions<P, S>,
+    handler: Handler<InferInput<R, P>, HandlerResult<S>>,
+  ): this;
   delete(...args: unknown[]): this {
     return this.shorthand('DELETE', args);
   }

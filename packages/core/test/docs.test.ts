@@ -104,9 +104,11 @@ describe('/openapi.json of the example app', () => {
     expect(doc.components?.schemas?.User).toMatchObject({ type: 'object', required: expect.arrayContaining(['name', 'email', 'age']) });
 
     const echo = operation(doc, 'POST', '/echo');
-    expect(echo.requestBody).toEqual({
-      required: true,
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Payload' } } },
+    // Any JSON: an open schema, never a component named after the parameter.
+    expect(echo.requestBody).toEqual({ required: true, content: { 'application/json': { schema: {} } } });
+    expect(doc.components?.schemas?.Payload).toBeUndefined();
+    expect(operation(doc, 'GET', '/users/{user_id}/posts/{post_id}').responses['200']?.content?.['application/json']?.schema).toEqual({
+      $ref: '#/components/schemas/PostRef',
     });
     expect(statuses(echo)).toEqual(['200', '400', '413', '415', '422']);
     expect(echo.description).toBe('Answers with the JSON body it was sent (any JSON value) and an `X-Echo` header.');
@@ -222,7 +224,15 @@ describe('/openapi.json of an app using every endpoint option', () => {
       });
     }
     const schemas = doc.components?.schemas ?? {};
-    expect(Object.keys(schemas).sort()).toEqual(['Item', 'ProblemDetails', 'ValidationProblem']);
+    expect(Object.keys(schemas).sort()).toEqual([
+      'Item',
+      'Problem400',
+      'Problem404',
+      'Problem413',
+      'Problem415',
+      'Problem504',
+      'ValidationProblem',
+    ]);
     expect(schemas.Item).toEqual({
       type: 'object',
       properties: {
@@ -261,15 +271,16 @@ describe('/openapi.json of an app using every endpoint option', () => {
   it('documents the success status, the response model, 422 where input is validated, 404 for path params, 504 for a timeout', () => {
     const expected: Record<string, string[]> = {
       'GET /items/{item_id}': ['200', '404', '422'],
-      'GET /items': ['200', '422'],
+      // Neither a model nor a status: the handler may answer 200 or, returning nothing, 204.
+      'GET /items': ['200', '204', '422'],
       'POST /items': ['201', '400', '413', '415', '422'],
       'PUT /items/{item_id}': ['200', '400', '404', '413', '415', '422'],
-      'PATCH /items/{item_id}/note': ['200', '400', '404', '413', '415', '422'],
+      'PATCH /items/{item_id}/note': ['200', '204', '400', '404', '413', '415', '422'],
       'DELETE /items/{item_id}': ['204', '404', '422'],
-      'GET /slow': ['200', '504'],
-      'GET /health': ['200'],
-      'GET /admin/users/{user_id}': ['200', '404', '422'],
-      'GET /admin/audit/events': ['200', '422'],
+      'GET /slow': ['200', '204', '504'],
+      'GET /health': ['200', '204'],
+      'GET /admin/users/{user_id}': ['200', '204', '404', '422'],
+      'GET /admin/audit/events': ['200', '204', '422'],
       'POST /admin/reset': ['204'],
     };
     const actual = Object.fromEntries(
@@ -293,10 +304,11 @@ describe('/openapi.json of an app using every endpoint option', () => {
     expect(operation(doc, 'POST', '/admin/reset').responses['204']).toEqual({ description: 'No Content' });
 
     const validation = { content: { [PROBLEM]: { schema: { $ref: '#/components/schemas/ValidationProblem' } } } };
-    const problem = { content: { [PROBLEM]: { schema: { $ref: '#/components/schemas/ProblemDetails' } } } };
+    const problem = (status: number) => ({ content: { [PROBLEM]: { schema: { $ref: `#/components/schemas/Problem${status}` } } } });
     expect(operation(doc, 'GET', '/items').responses['422']).toMatchObject(validation);
-    expect(operation(doc, 'GET', '/items/{item_id}').responses['404']).toMatchObject(problem);
-    expect(operation(doc, 'GET', '/slow').responses['504']).toMatchObject({ description: 'Gateway Timeout', ...problem });
+    expect(operation(doc, 'GET', '/items/{item_id}').responses['404']).toMatchObject(problem(404));
+    expect(operation(doc, 'GET', '/slow').responses['504']).toMatchObject({ description: 'Gateway Timeout', ...problem(504) });
+    expect(doc.components?.schemas?.Problem504?.properties?.status).toMatchObject({ type: 'integer', const: 504 });
     expect(doc.components?.schemas?.ValidationProblem?.required).toEqual(['type', 'title', 'status', 'detail', 'errors']);
   });
 

@@ -35,7 +35,9 @@ function build(debug: boolean): API {
   app.get('/array-model-empty', { response: z.array(z.int()) }, () => []);
   // response models
   app.get('/filtered', { response: Public }, () => ({ id: 1, name: 'Ada', password: 'hunter2' }));
-  app.get('/filtered-tuple', { response: Public }, () => [{ id: 2, name: 'Bob', token: 't' }, 201]);
+  const bob = { id: 2, name: 'Bob', token: 't' };
+  app.get('/filtered-tuple', { response: Public }, () => [bob, 201]);
+  // @ts-expect-error: the compiler refuses a body that does not fit; served anyway to pin the run-time 500
   app.get('/misfit', { response: Public }, () => ({ id: 'one', name: 'Ada' }));
   app.get('/model-defaults', { response: z.object({ id: z.int(), tags: z.array(z.string()).default([]) }) }, () => ({ id: 3 }));
   // undefined

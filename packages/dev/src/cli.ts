@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { checkCommand, devCommand, openapiCommand, routesCommand } from './commands.js';
+import { checkCommand, clientCommand, devCommand, openapiCommand, routesCommand } from './commands.js';
 
 const USAGE = `Usage:
-  fnapi dev <entry>                  serve the app (HOST/PORT, else 127.0.0.1:8000), restarting on change
+  fnapi dev <entry> [--client <file>]  serve the app (HOST/PORT, else 127.0.0.1:8000), restarting on change
+                                     (and rewriting the client types in <file> on every start)
   fnapi openapi <entry> [-o <file>]  write the OpenAPI document (stdout without -o)
+  fnapi client <entry> [-o <file>]   write the client types (openapi-typescript's paths, for openapi-fetch)
   fnapi routes <entry>               list method, route and operationId of each endpoint
   fnapi check <entry> [--runs 100] [--seed n] [--only id,…] [--skip id,…] [--header 'Name: value']…
                                      call every operation with generated inputs; exit 1 when an answer
@@ -12,7 +14,7 @@ const USAGE = `Usage:
 
 <entry> is a TypeScript or JavaScript module whose default export, or export named "app", is an API.`;
 
-const COMMANDS = ['dev', 'openapi', 'routes', 'check'];
+const COMMANDS = ['dev', 'openapi', 'client', 'routes', 'check'];
 
 function list(value: string | undefined): string[] | undefined {
   return value
@@ -43,6 +45,7 @@ async function main(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       output: { type: 'string', short: 'o' },
+      client: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       runs: { type: 'string' },
       seed: { type: 'string' },
@@ -65,6 +68,9 @@ async function main(argv: string[]): Promise<number> {
     case 'openapi':
       await openapiCommand(entry, values.output);
       return 0;
+    case 'client':
+      await clientCommand(entry, values.output);
+      return 0;
     case 'routes':
       await routesCommand(entry);
       return 0;
@@ -78,7 +84,7 @@ async function main(argv: string[]): Promise<number> {
         baseUrl: values['base-url'],
       });
     default:
-      return devCommand(entry);
+      return devCommand(entry, { client: values.client });
   }
 }
 

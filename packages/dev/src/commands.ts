@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { type CheckOptions, checkContract, formatReport } from './check/contract.js';
+import { writeClientTypes } from './client.js';
 import { loadApp } from './load.js';
 
 /** `fnapi openapi <entry> [-o file]`: the document, without starting a server. */
@@ -17,6 +18,11 @@ export async function openapiCommand(entry: string, output: string | undefined):
   }
 }
 
+/** `fnapi client <entry> [-o file]`: the document as TypeScript types for `openapi-fetch`. */
+export async function clientCommand(entry: string, output: string | undefined): Promise<void> {
+  await writeClientTypes(await loadApp(entry), entry, output);
+}
+
 /** `fnapi routes <entry>`: method, route and operationId of each endpoint. */
 export async function routesCommand(entry: string): Promise<void> {
   const app = await loadApp(entry);
@@ -26,15 +32,17 @@ export async function routesCommand(entry: string): Promise<void> {
 }
 
 /**
- * `fnapi dev <entry>`: serves the app under `tsx watch`, which restarts it when any source file the
- * entry imports changes. Resolves with the child's exit code.
+ * `fnapi dev <entry> [--client file]`: serves the app under `tsx watch`, which restarts it when any
+ * source file the entry imports changes (rewriting the client types on every start). Resolves with
+ * the child's exit code.
  */
-export function devCommand(entry: string): Promise<number> {
+export function devCommand(entry: string, options: { client?: string } = {}): Promise<number> {
   const require = createRequire(import.meta.url);
   const tsxCli = require.resolve('tsx/cli');
   const ownFile = fileURLToPath(import.meta.url);
   const serve = fileURLToPath(new URL(ownFile.endsWith('.ts') ? './serve.ts' : './serve.js', import.meta.url));
-  const child = spawn(process.execPath, [tsxCli, 'watch', '--clear-screen=false', serve, entry], { stdio: 'inherit', env: process.env });
+  const args = [tsxCli, 'watch', '--clear-screen=false', serve, entry, ...(options.client ? ['--client', options.client] : [])];
+  const child = spawn(process.execPath, args, { stdio: 'inherit', env: process.env });
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);

@@ -9,4 +9,5 @@ export {
   formatReport,
   type OperationSummary,
 } from './check/contract.js';
-export { checkCommand, devCommand, openapiCommand, routesCommand } from './commands.js';
+export { clientTypes, untypedOperations, writeClientTypes } from './client.js';
+export { checkCommand, clientCommand, devCommand, openapiCommand, routesCommand } from './commands.js';

@@ -1,5 +1,6 @@
 // Run by `fnapi dev` under `tsx watch`: imports the entry (so every file it imports is watched),
-// serves its app on HOST/PORT and prints where the docs are.
+// writes the client types when `--client file` is given, serves its app on HOST/PORT and prints
+// where the docs are.
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { findApp } from './load.js';
@@ -11,5 +12,13 @@ if (!entry) {
 }
 const path = isAbsolute(entry) ? entry : resolve(process.cwd(), entry);
 const app = findApp((await import(pathToFileURL(path).href)) as Record<string, unknown>, entry);
+const clientAt = process.argv.indexOf('--client');
+if (clientAt > 0 && process.argv[clientAt + 1]) {
+  const { writeClientTypes } = await import('./client.js');
+  // A stale or broken client is reported, never a reason not to serve.
+  await writeClientTypes(app, entry, process.argv[clientAt + 1]).catch((error: Error) =>
+    console.error(`fnapi dev: could not write the client types: ${error.message}`),
+  );
+}
 const { url } = await app.run();
 console.log(`fnapi dev: serving ${entry} on ${url}${app.docsUrl ? ` — docs at ${url}${app.docsUrl}` : ''}`);

@@ -42,8 +42,26 @@ export interface OperationDescription {
    * separate security requirements, each also carrying `security`.
    */
   securityAlternatives?: SecurityRequirement[][];
-  /** Extra problem statuses the operation can produce (401, 403, 413, 415, 504, …). */
-  errorStatuses?: number[];
+  /**
+   * Every answer the operation can give, as the server computes it (`@fnapi/core` does, once per
+   * operation); rendered as given. Absent: only the success status from `response` and `statusCode`.
+   */
+  responses?: OperationResponse[];
+}
+
+/** One documented answer of an operation: status, description, body and headers. */
+export interface OperationResponse {
+  status: number;
+  description: string;
+  /** The body; absent for an answer without content (204, 304, …). */
+  content?: {
+    mediaType: string;
+    /** Absent: a body of unknown shape. */
+    schema?: z.ZodType;
+    /** Component name for a schema without an id of its own (`.meta({ id })` wins). */
+    component?: string;
+  };
+  headers?: Record<string, { description?: string; schema?: z.ZodType; required?: boolean }>;
 }
 
 export interface DocumentInfo {
@@ -90,8 +108,6 @@ export interface HttpFacts {
 export interface BuildOptions {
   /** The server's HTTP facts. */
   http: HttpFacts;
-  /** Replaces the documented 422 body schema; default `ValidationProblemSchema`. */
-  validationErrorSchema?: z.ZodType;
   /** Told of every schema that could not be documented (the document is built all the same). */
   onSchemaProblem?(problem: SchemaProblem): void;
 }

@@ -1,12 +1,5 @@
 // Small rewrites of the generated document and of names in it.
 
-export function pascalCase(name: string): string {
-  const words = name.split(/[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])/).filter(Boolean);
-  const joined = words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
-  if (joined === '') return 'Body';
-  return /^[0-9]/.test(joined) ? `Model${joined}` : joined;
-}
-
 export function templateParams(path: string, declared: readonly string[]): string[] {
   const names = [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
   for (const name of declared) if (!names.includes(name) && path.includes(`{${name}}`)) names.push(name);

@@ -1,15 +1,8 @@
-import {
-  OpenAPIRegistry,
-  OpenApiGeneratorV31,
-  getRefId,
-  zodToOpenAPIRegistry,
-  type RouteConfig,
-  type ResponseConfig,
-} from '@asteasolutions/zod-to-openapi';
-import { describeParams, ValidationProblemSchema, z, type BodyDescriptor, type ParamDescriptor } from '@fnapi/validation';
+import { OpenAPIRegistry, OpenApiGeneratorV31, getRefId, zodToOpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { describeParams, z, type BodyDescriptor, type ParamDescriptor } from '@fnapi/validation';
 import type { BuildOptions, DocumentInfo, OperationDescription } from './description.js';
-import { fixParameters, pascalCase, sortByStatus, templateParams, tidy } from './document-shape.js';
-import { PROBLEM_DETAILS_COMPONENT, ProblemDetailsSchema, VALIDATION_PROBLEM_COMPONENT } from './problem-components.js';
+import { fixParameters, templateParams, tidy } from './document-shape.js';
+import { outputSchemas, renderResponses } from './responses.js';
 import { fallbackJsonSchema, isOptionalSchema, isUnknownTypeError, type SchemaObject } from './schema-fallback.js';
 import { SecuritySchemes } from './security-schemes.js';
 
@@ -31,8 +24,10 @@ class DocumentBuilder {
   private readonly securitySchemes = new SecuritySchemes(this.registry);
   private readonly tags: string[] = [];
   private readonly safeCache = new Map<AnySchema, AnySchema | SchemaObject>();
-  private problemRef!: AnySchema;
-  private validationRef!: AnySchema;
+  /** Schemas the document answers with (success and error bodies). */
+  private readonly outputs = new Set<AnySchema>();
+  /** The request-body copy of each named model that is also an output. */
+  private readonly inputCopies = new Map<AnySchema, AnySchema>();
 
   constructor(
     private readonly info: DocumentInfo,
@@ -53,13 +48,24 @@ class DocumentBuilder {
       }
     });
 
-    // Names are settled before any operation is generated: the shared components first, then every
-    // whole-body model in operation order, so names do not depend on which schema is met first inside
-    // zod-to-openapi.
-    this.problemRef = this.nameSchema(ProblemDetailsSchema, PROBLEM_DETAILS_COMPONENT);
-    this.validationRef = this.nameSchema(this.options.validationErrorSchema ?? ValidationProblemSchema, VALIDATION_PROBLEM_COMPONENT);
+    // Names are settled before any operation is generated, in operation and status order, so they do
+    // not depend on which schema zod-to-openapi meets first. Only the server's own bodies (problems)
+    // are named here; a user's model is a component only under its own id, never a parameter's name.
+    for (const { op } of described) {
+      for (const schema of outputSchemas(op)) this.outputs.add(schema);
+      for (const answer of op.responses ?? []) {
+        if (answer.content?.schema && answer.content.component) this.nameSchema(answer.content.schema, answer.content.component);
+      }
+    }
+    // An input model never shares a component with an output: a named model that is also answered
+    // is documented as a request body under `<id>Input`.
     for (const { body } of described) {
-      if (body.kind === 'whole') this.nameSchema(body.schema, pascalCase(body.name));
+      if (body.kind !== 'whole' || !this.outputs.has(body.schema)) continue;
+      const id = getRefId(body.schema);
+      if (id === undefined || this.inputCopies.has(body.schema)) continue;
+      const copy = body.schema.clone();
+      this.inputCopies.set(body.schema, copy);
+      this.nameSchema(copy, `${id}Input`);
     }
     // Security schemes named by the app keep their names; defaults are numbered around them.
     for (const { op } of described) {
@@ -206,44 +212,23 @@ class DocumentBuilder {
         required,
         content: {
           [this.options.http.jsonMediaType]: {
-            schema: this.schemaFor(body.schema, op, `body${body.kind === 'whole' ? ` ${body.name}` : ''}`) as never,
+            schema: this.schemaFor(
+              this.inputCopies.get(body.schema) ?? body.schema,
+              op,
+              `body${body.kind === 'whole' ? ` ${body.name}` : ''}`,
+            ) as never,
           },
         },
       };
     }
 
-    const responses: Record<string, ResponseConfig> = {};
-    const status = op.statusCode;
-    const http = this.options.http;
-    if (!http.statusHasBody(status)) {
-      responses[String(status)] = { description: http.reasonPhrase(status) };
-    } else {
-      const schema = op.response ? this.schemaFor(op.response, op, 'response') : {};
-      responses[String(status)] = {
-        description: http.reasonPhrase(status),
-        content: { [http.jsonMediaType]: { schema: schema as never } },
-      };
-    }
-
-    const problem = (code: number, description: string, schema: AnySchema = this.problemRef) => {
-      if (String(code) in responses) return;
-      responses[String(code)] = { description, content: { [http.problemMediaType]: { schema } } };
-    };
-    const hasPathParams = Object.keys(groups.path).length > 0;
-    const hasBody = body.kind !== 'none';
-    const statuses = new Set<number>(op.errorStatuses ?? []);
-    if (hasBody) {
-      problem(400, 'Malformed JSON body');
-      problem(413, 'Request body larger than the limit');
-      problem(415, 'Request body is not JSON');
-    }
+    const responses = renderResponses(op, this.options.http, {
+      body: (schema, parameter) => this.schemaFor(schema, op, parameter),
+      header: (schema, parameter) => this.paramSchema(schema, op, parameter),
+    });
     const requirements = (op.securityAlternatives?.length ? op.securityAlternatives : [[]])
       .map((alternative) => [...(op.security ?? []), ...alternative])
       .filter((alternative) => alternative.length > 0);
-    if (requirements.length > 0) problem(401, 'Missing or invalid credentials');
-    if (hasPathParams) problem(404, 'Not Found');
-    if (params.length > 0 || hasBody) problem(422, 'Validation Error', this.validationRef);
-    for (const code of [...statuses].sort((a, b) => a - b)) problem(code, http.reasonPhrase(code));
 
     const route: RouteConfig = {
       method: method as RouteConfig['method'],
@@ -254,7 +239,7 @@ class DocumentBuilder {
       ...(op.tags && op.tags.length > 0 ? { tags: [...op.tags] } : {}),
       ...(op.deprecated ? { deprecated: true } : {}),
       ...(Object.keys(request).length > 0 ? { request } : {}),
-      responses: sortByStatus(responses),
+      responses,
     };
 
     if (requirements.length > 0) {
@@ -274,10 +259,9 @@ class DocumentBuilder {
 /**
  * Builds the OpenAPI 3.1.0 document for the given operations.
  *
- * Whole-body models become named `components.schemas` entries (their own `.meta({ id })` if they have
- * one, else the parameter name in PascalCase), shared by every operation using the same schema;
- * errors are `application/problem+json` with the shared `ProblemDetails` schema, and 422 with the
- * validation problem schema.
+ * A model is a named `components.schemas` entry only under its own `.meta({ id })` (never a
+ * parameter's name); the answers are rendered from `responses` as given, with each body's
+ * `component` naming a schema that has no id of its own.
  */
 export function buildDocument(
   info: DocumentInfo,

@@ -1,6 +1,6 @@
-import { cookie, header, z } from '@fnapi/validation';
+import { cookie, header, problemSchemaFor, ValidationProblemSchema, z } from '@fnapi/validation';
 import { STATUS_CODES } from 'node:http';
-import type { HttpFacts, OperationDescription } from '../src/index.js';
+import type { HttpFacts, OperationDescription, OperationResponse } from '../src/index.js';
 
 /** HTTP facts as a server passes them (`@fnapi/core` passes its own, tested in core's document tests). */
 export const http: HttpFacts = {
@@ -21,6 +21,18 @@ export const User = z
 
 /** A model that names itself through zod's global registry. */
 export const Address = z.object({ street: z.string(), city: z.string() }).meta({ id: 'PostalAddress' });
+
+/** An error answer as a server lists it: the problem body with `status` fixed. */
+export const problem = (status: number, description: string): OperationResponse => ({
+  status,
+  description,
+  content: { mediaType: 'application/problem+json', schema: problemSchemaFor(status), component: `Problem${status}` },
+});
+export const invalid: OperationResponse = {
+  status: 422,
+  description: 'Validation Error',
+  content: { mediaType: 'application/problem+json', schema: ValidationProblemSchema, component: 'ValidationProblem' },
+};
 
 export const bearer = { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' };
 export const apiKey = { type: 'apiKey', in: 'header', name: 'X-API-Key' };
@@ -47,7 +59,13 @@ export const operations: OperationDescription[] = [
     response: User,
     statusCode: 200,
     security: [{ name: 'bearerAuth', scheme: bearer }],
-    errorStatuses: [403],
+    responses: [
+      { status: 200, description: 'OK', content: { mediaType: 'application/json', schema: User } },
+      problem(401, 'Missing or invalid credentials'),
+      problem(403, 'Forbidden'),
+      problem(404, 'Not Found'),
+      invalid,
+    ],
   },
   {
     method: 'GET',
@@ -84,7 +102,13 @@ export const operations: OperationDescription[] = [
     operationId: 'replaceUser',
     plan: { method: 'PUT', pathParams: ['user_id'], params: { user_id: z.int(), user: User } },
     statusCode: 204,
-    errorStatuses: [409, 504],
+    responses: [
+      problem(504, 'Gateway Timeout'),
+      { status: 204, description: 'No Content', headers: { ETag: { description: 'Version of the stored user' } } },
+      problem(409, 'Name taken'),
+      { status: 410, description: 'Gone for good', content: { mediaType: 'application/json', schema: z.object({ since: z.string() }) } },
+      invalid,
+    ],
   },
   {
     method: 'POST',

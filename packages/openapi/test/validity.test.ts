@@ -2,7 +2,7 @@ import { validate } from '@hyperjump/json-schema/openapi-3-1';
 import { describe, expect, it } from 'vitest';
 import { z } from '@fnapi/validation';
 import { buildDocument, type OperationDescription } from '../src/index.js';
-import { operations, http } from './fixtures.js';
+import { operations, http, problem } from './fixtures.js';
 
 const SCHEMA_BASE = 'https://spec.openapis.org/oas/3.1/schema-base';
 
@@ -47,7 +47,16 @@ describe('OpenAPI 3.1 validity (schema-base dialect, offline)', () => {
         },
         response: z.object({ id: z.uuid(), created: z.iso.datetime() }),
         statusCode: 201,
-        errorStatuses: [409],
+        responses: [
+          { status: 201, description: 'Created', content: { mediaType: 'application/json', schema: z.object({ id: z.uuid() }) } },
+          problem(409, 'Name taken'),
+          {
+            status: 422,
+            description: 'Validation Error',
+            content: { mediaType: 'application/json', schema: z.object({ message: z.string() }), component: 'ValidationProblem' },
+          },
+          { status: 429, description: 'Slow down', headers: { 'Retry-After': { schema: z.int(), required: true } } },
+        ],
       },
       {
         method: 'PATCH',
@@ -58,10 +67,7 @@ describe('OpenAPI 3.1 validity (schema-base dialect, offline)', () => {
         security: [{ name: 'basicAuth', scheme: { type: 'http', scheme: 'basic' } }],
       },
     ];
-    const document = buildDocument({ title: 'Pets', version: '2.0.0' }, ops, {
-      http,
-      validationErrorSchema: z.object({ message: z.string() }),
-    });
+    const document = buildDocument({ title: 'Pets', version: '2.0.0' }, ops, { http });
     const output = await check(document);
     expect(output.valid ? [] : output.errors).toEqual([]);
     expect(output.valid).toBe(true);

@@ -1,11 +1,19 @@
 import { z } from 'zod';
 import type { ValidationIssue } from './issues.js';
 
+/**
+ * `status` fixed to one number. The metadata makes the document say `const` (what a typed client
+ * narrows on) where a literal alone would become a one-value `enum`.
+ */
+function statusConst(status: number) {
+  return z.literal(status).meta({ type: 'integer', const: status, description: 'The HTTP status code' });
+}
+
 /** Zod schema of the 422 body: RFC 9457 problem details with one entry per validation issue. */
 export const ValidationProblemSchema = z.object({
   type: z.literal('about:blank'),
   title: z.literal('Unprocessable Content'),
-  status: z.literal(422),
+  status: statusConst(422),
   detail: z.string(),
   errors: z.array(
     z.object({
@@ -16,6 +24,32 @@ export const ValidationProblemSchema = z.object({
     }),
   ),
 });
+
+/** The problem-details body every error other than the 422 carries (RFC 9457). */
+export const ProblemDetailsSchema = z
+  .object({
+    type: z.string().describe('A URI reference identifying the problem type; `about:blank` when it is just the status'),
+    title: z.string().describe('Short summary of the problem type: the status reason phrase'),
+    status: z.int().min(100).max(599).describe('The HTTP status code'),
+    detail: z.string().optional().describe('Explanation specific to this occurrence'),
+    details: z.unknown().optional().describe('Structured data about this occurrence'),
+  })
+  .describe('RFC 9457 problem details');
+
+const problemByStatus = new Map<number, z.ZodType>();
+
+/**
+ * The problem body of one status, with `status` fixed to that number, so a typed client narrows on
+ * it. One schema per status for the life of the process (documents refer to it by identity).
+ */
+export function problemSchemaFor(status: number): z.ZodType {
+  let schema = problemByStatus.get(status);
+  if (schema === undefined) {
+    schema = ProblemDetailsSchema.extend({ status: statusConst(status) }).describe(`RFC 9457 problem details of a ${status} answer`);
+    problemByStatus.set(status, schema);
+  }
+  return schema;
+}
 
 export interface ValidationProblem {
   type: 'about:blank';

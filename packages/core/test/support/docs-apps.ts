@@ -5,11 +5,13 @@
 import { API, body, cookie, header, NotFoundError, query, Router, z } from '@fnapi/core';
 
 /** The whole-body model shared by `POST /items` and `PUT /items/{item_id}`. */
-export const Item = z.object({
-  name: z.string().min(1).max(80),
-  price: z.number().min(0),
-  tags: z.array(z.string()).default([]),
-});
+export const Item = z
+  .object({
+    name: z.string().min(1).max(80),
+    price: z.number().min(0),
+    tags: z.array(z.string()).default([]),
+  })
+  .meta({ id: 'Item' });
 
 export const StoredItem = z.object({ id: z.int(), name: z.string(), price: z.number(), tags: z.array(z.string()) });
 

@@ -1,0 +1,109 @@
+import type { OperationResponse } from '@fnapi/openapi';
+import { describeParams, problemSchemaFor, ValidationProblemSchema, type z } from '@fnapi/validation';
+import type { RegisteredEndpoint } from './compile.js';
+import { type DeclaredResponse, handlerMetadata } from './endpoint.js';
+import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from './http.js';
+import type { Middleware } from './pipeline.js';
+
+/** What decides an operation's statuses besides the endpoint itself. */
+export interface StatusContext {
+  /** Every middleware that runs for the endpoint (app, routers, its own); their `responses` are added. */
+  middleware: readonly Middleware[];
+  /** The app's 422 body schema, when it formats validation errors itself. */
+  validationErrorSchema?: z.ZodType;
+}
+
+/** Descriptions of the statuses the stack itself answers. */
+const FRAMEWORK_DESCRIPTIONS: Record<number, string> = {
+  400: 'Malformed JSON body',
+  401: 'Missing or invalid credentials',
+  403: 'The caller lacks a required permission',
+  404: 'Not Found',
+  413: 'Request body larger than the limit',
+  415: 'Request body is not JSON',
+  422: 'Validation Error',
+};
+
+function problem(status: number, description: string): OperationResponse {
+  return {
+    status,
+    description,
+    content: { mediaType: PROBLEM_JSON, schema: problemSchemaFor(status), component: `Problem${status}` },
+  };
+}
+
+function declared(status: number, value: DeclaredResponse): OperationResponse {
+  const spec = typeof value === 'string' ? { description: value } : value;
+  const headers = spec.headers
+    ? Object.fromEntries(
+        Object.entries(spec.headers).map(([name, header]) => [name, typeof header === 'string' ? { description: header } : header]),
+      )
+    : undefined;
+  let content: OperationResponse['content'];
+  if (spec.schema) content = { mediaType: JSON_TYPE, schema: spec.schema };
+  else if (status >= 400) content = problem(status, spec.description).content;
+  else if (statusHasBody(status)) content = { mediaType: JSON_TYPE };
+  return { status, description: spec.description, ...(content ? { content } : {}), ...(headers ? { headers } : {}) };
+}
+
+/** The endpoint's parameters and body; one the binder cannot analyse is left to the document to report. */
+function inputsOf(endpoint: RegisteredEndpoint): { params: readonly unknown[]; body: { kind: string } } {
+  const { params } = endpoint.definition.options;
+  try {
+    return describeParams({ method: endpoint.method, pathParams: endpoint.pathParams, params });
+  } catch {
+    return { params: Object.keys(params ?? {}), body: { kind: 'none' } };
+  }
+}
+
+/**
+ * The one list of answers an operation can give, each with its description and body: computed here
+ * once per operation and only rendered by `@fnapi/openapi`. 500 and a draining server's 503 are
+ * answers of any operation, so they are not listed.
+ */
+export function operationResponses(endpoint: RegisteredEndpoint, context: StatusContext): OperationResponse[] {
+  const { options, handler } = endpoint.definition;
+  const answers = new Map<number, OperationResponse>();
+  const add = (answer: OperationResponse) => {
+    if (!answers.has(answer.status)) answers.set(answer.status, answer);
+  };
+
+  // The declared ones first: the author's words and schemas win over the framework's.
+  for (const [status, value] of Object.entries(options.responses ?? {})) add(declared(Number(status), value));
+
+  const success = (status: number, schema: z.ZodType | undefined) =>
+    add({
+      status,
+      description: reasonPhrase(status),
+      ...(statusHasBody(status) ? { content: { mediaType: JSON_TYPE, ...(schema ? { schema } : {}) } } : {}),
+    });
+  if (options.statusCode !== undefined) success(options.statusCode, options.response);
+  else {
+    success(200, options.response);
+    // A handler returning nothing answers 204 when no status is set; without a model it may do either.
+    if (!options.response) success(204, undefined);
+  }
+
+  const { params, body } = inputsOf(endpoint);
+  if (body.kind !== 'none') for (const status of [400, 413, 415]) add(problem(status, FRAMEWORK_DESCRIPTIONS[status]!));
+  const metadata = handlerMetadata(handler);
+  for (const status of metadata?.errorStatuses ?? []) add(problem(status, FRAMEWORK_DESCRIPTIONS[status] ?? reasonPhrase(status)));
+  if (/\{[^{}]+\}/.test(endpoint.path)) add(problem(404, FRAMEWORK_DESCRIPTIONS[404]!));
+  if (params.length > 0 || body.kind !== 'none') {
+    add({
+      status: 422,
+      description: FRAMEWORK_DESCRIPTIONS[422]!,
+      content: {
+        mediaType: PROBLEM_JSON,
+        schema: context.validationErrorSchema ?? ValidationProblemSchema,
+        component: 'ValidationProblem',
+      },
+    });
+  }
+  for (const middleware of context.middleware) {
+    const statuses = typeof middleware === 'object' ? middleware.responses : undefined;
+    for (const [status, description] of Object.entries(statuses ?? {})) add(problem(Number(status), description));
+  }
+  if (options.timeout) add(problem(504, reasonPhrase(504)));
+  return [...answers.values()].sort((a, b) => a.status - b.status);
+}
