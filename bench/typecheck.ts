@@ -65,24 +65,39 @@ async function fnapiProjects(): Promise<{ fnapi: string; fnapiTs: string }> {
       .object({ id: z.int(), name: z.string(), tags: z.array(z.string()), price: z.number(), active: z.boolean() })
       .meta({ id: `Item${i}` });
     const ItemIn = z
-      .object({ name: z.string().min(1), tags: z.array(z.string()).default([]), price: z.number().min(0), active: z.boolean().default(true) })
+      .object({
+        name: z.string().min(1),
+        tags: z.array(z.string()).default([]),
+        price: z.number().min(0),
+        active: z.boolean().default(true),
+      })
       .meta({ id: `Item${i}In` });
     const item = (id: number, body: { name: string; tags: string[]; price: number; active: boolean }) => ({ id, ...body });
     app.api(
-      { route: `/r${i}`, method: 'GET', operationId: `list${i}`, params: { limit: z.int().min(1).max(100).default(20), q: z.string().optional() }, response: z.array(Item) },
+      {
+        route: `/r${i}`,
+        method: 'GET',
+        operationId: `list${i}`,
+        params: { limit: z.int().min(1).max(100).default(20), q: z.string().optional() },
+        response: z.array(Item),
+      },
       () => [],
     );
     app.api({ route: `/r${i}/{id}`, method: 'GET', operationId: `get${i}`, params: { id: z.int() }, response: Item }, ({ id }) =>
       item(id, { name: 'x', tags: [], price: 1, active: true }),
     );
-    app.api({ route: `/r${i}`, method: 'POST', operationId: `create${i}`, statusCode: 201, params: { item: ItemIn }, response: Item }, ({ item: body }) =>
-      item(1, body),
+    app.api(
+      { route: `/r${i}`, method: 'POST', operationId: `create${i}`, statusCode: 201, params: { item: ItemIn }, response: Item },
+      ({ item: body }) => item(1, body),
     );
     app.api(
       { route: `/r${i}/{id}`, method: 'PATCH', operationId: `update${i}`, params: { id: z.int(), item: ItemIn }, response: Item },
       ({ id, item: body }) => item(id, body),
     );
-    app.api({ route: `/r${i}/{id}`, method: 'DELETE', operationId: `delete${i}`, statusCode: 204, params: { id: z.int() } }, () => undefined);
+    app.api(
+      { route: `/r${i}/{id}`, method: 'DELETE', operationId: `delete${i}`, statusCode: 204, params: { id: z.int() } },
+      () => undefined,
+    );
   }
   // As `fnapi client` prints them.
   const types = astToString(await openapiTS(app.openapi() as never, { silent: true }));
@@ -116,7 +131,10 @@ ${calls.join('\n')}
 }
 `;
   // As API.md shows it (\`fnapi client src/app.ts -o src/api.d.ts\`), and as a .ts file that tsc checks in full.
-  return { fnapi: project('fnapi', { 'api.d.ts': types, 'client.ts': client }), fnapiTs: project('fnapi-ts', { 'api.ts': types, 'client.ts': client }) };
+  return {
+    fnapi: project('fnapi', { 'api.d.ts': types, 'client.ts': client }),
+    fnapiTs: project('fnapi-ts', { 'api.ts': types, 'client.ts': client }),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -204,7 +222,10 @@ function typecheck(dir: string): Promise<Measure> {
   writeFileSync(preload, REPORT_USAGE);
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', preload, tsc, '-p', join(dir, 'tsconfig.json')], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['-r', preload, tsc, '-p', join(dir, 'tsconfig.json')], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.stderr.on('data', (chunk) => (out += chunk));
@@ -232,7 +253,9 @@ for (let run = 0; run < RUNS; run++) {
   for (const name of names) {
     const measure = await typecheck(dirs[name]);
     results[name].push(measure);
-    console.log(`  run ${run + 1}/${RUNS}  ${name.padEnd(7)}  ${measure.seconds.toFixed(2)} s wall  ${measure.cpu.toFixed(2)} s CPU  ${measure.peakMB.toFixed(0)} MB`);
+    console.log(
+      `  run ${run + 1}/${RUNS}  ${name.padEnd(7)}  ${measure.seconds.toFixed(2)} s wall  ${measure.cpu.toFixed(2)} s CPU  ${measure.peakMB.toFixed(0)} MB`,
+    );
   }
 }
 const summary = (name: Name): Measure => ({

@@ -89,6 +89,7 @@ export function createApp(options: DatabaseExampleOptions = {}): { app: API; poo
       tags: ['todos'],
       params: { title: Text, author_id: Id.nullable().default(null) },
       statusCode: 201,
+      responses: { 404: 'No author with that id', 409: 'A todo with that title exists' },
       response: Todo,
     },
     async ({ title, author_id }) => {
@@ -110,6 +111,7 @@ export function createApp(options: DatabaseExampleOptions = {}): { app: API; poo
       tags: ['todos'],
       params: { titles: z.array(Text).min(1).max(100) },
       statusCode: 201,
+      responses: { 409: 'One of the titles exists already, or is given twice: nothing was added' },
     },
     async ({ titles }) =>
       pool
