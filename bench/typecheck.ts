@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { API, z } from '@fnapi/core';
-import openapiTS, { astToString } from 'openapi-typescript';
+import { clientTypes } from '@fnapi/dev';
 import { replaceSection } from './report.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -99,8 +99,8 @@ async function fnapiProjects(): Promise<{ fnapi: string; fnapiTs: string }> {
       () => undefined,
     );
   }
-  // As `fnapi client` prints them.
-  const types = astToString(await openapiTS(app.openapi() as never, { silent: true }));
+  // Exactly what `fnapi client` writes.
+  const types = await clientTypes(app.openapi(), 'the generated app');
   const calls = CALLED.map(
     (i) => `
   {
