@@ -3,12 +3,13 @@
  * lists the endpoints, an entry without an API gets an error naming what it found, and `dev` serves
  * an edit within 2 s.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@fnapi/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
+import { stop } from './child.js';
 import { app } from './fixtures/app.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -66,13 +67,6 @@ describe('fnapi openapi and routes', () => {
 describe('fnapi dev', () => {
   const dir = mkdtempSync(join(here, 'tmp-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  async function stop(child: ChildProcess): Promise<void> {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
 
   // A timing on a shared 2-core machine: retried, so one busy moment does not fail the suite.
   it('serves the app and serves an edited imported file within 2 s', { retry: 2 }, async () => {

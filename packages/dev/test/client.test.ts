@@ -4,13 +4,14 @@
  * to its number, and its warning names the endpoint without a `response` model; `fnapi dev
  * --client` rewrites them when the app changes.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@fnapi/test-support';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
+import { stop } from './child.js';
 import { untypedOperations } from '../src/client.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -113,13 +114,6 @@ describe('fnapi client', () => {
 });
 
 describe('fnapi dev --client', () => {
-  async function stop(child: ChildProcess): Promise<void> {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
-
   it('writes the client types on start and again after a change', { timeout: 120_000 }, async () => {
     const app = join(dir, 'app.ts');
     const out = join(dir, 'dev-api.d.ts');
