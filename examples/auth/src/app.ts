@@ -24,7 +24,12 @@ export function createApp(options: AuthExampleOptions = {}): API {
 
   app.post(
     '/login',
-    { summary: 'Exchange a user name and password for a token', tags: ['auth'], params: { username: z.string(), password: z.string() } },
+    {
+      summary: 'Exchange a user name and password for a token',
+      tags: ['auth'],
+      params: { username: z.string(), password: z.string() },
+      responses: { 401: 'Unknown user or wrong password' },
+    },
     async function login({ username, password }) {
       // The demo compares plainly; a real app checks a password hash (argon2, scrypt) in constant time.
       if (USERS[username] === undefined || USERS[username] !== password) throw new UnauthorizedError('Unknown user or wrong password');

@@ -8,6 +8,12 @@ export interface DatabaseExampleOptions {
   logger?: false;
 }
 
+// Postgres ids are int4 and its text cannot hold NUL: such input is a 422, not a database error (500).
+const Id = z.int().min(1).max(2_147_483_647);
+// biome-ignore lint/complexity/useRegexLiterals: a literal may not hold the control character refused here.
+const NO_NUL = new RegExp('^[^\\u0000]*$');
+const Text = z.string().min(1).regex(NO_NUL, 'must not contain NUL characters');
+
 const Todo = z.object({
   id: z.int(),
   title: z.string(),
@@ -56,16 +62,10 @@ export function createApp(options: DatabaseExampleOptions = {}): { app: API; poo
     return withAuthor(rows[0]!);
   };
 
-  app.post(
-    '/authors',
-    { summary: 'Add an author', tags: ['authors'], params: { name: z.string().min(1) }, statusCode: 201 },
-    async ({ name }) => {
-      const { rows } = await pool.query<{ id: number; name: string }>(`insert into ${authors} (name) values ($1) returning id, name`, [
-        name,
-      ]);
-      return rows[0];
-    },
-  );
+  app.post('/authors', { summary: 'Add an author', tags: ['authors'], params: { name: Text }, statusCode: 201 }, async ({ name }) => {
+    const { rows } = await pool.query<{ id: number; name: string }>(`insert into ${authors} (name) values ($1) returning id, name`, [name]);
+    return rows[0];
+  });
 
   app.get(
     '/todos',
@@ -89,8 +89,9 @@ export function createApp(options: DatabaseExampleOptions = {}): { app: API; poo
     {
       summary: 'Add a todo',
       tags: ['todos'],
-      params: { title: z.string().min(1), author_id: z.int().nullable().default(null) },
+      params: { title: Text, author_id: Id.nullable().default(null) },
       statusCode: 201,
+      responses: { 404: 'No author with that id', 409: 'A todo with that title exists' },
       response: Todo,
     },
     async ({ title, author_id }) => {
@@ -110,8 +111,9 @@ export function createApp(options: DatabaseExampleOptions = {}): { app: API; poo
     {
       summary: 'Add several todos: all or none',
       tags: ['todos'],
-      params: { titles: z.array(z.string().min(1)).min(1).max(100) },
+      params: { titles: z.array(Text).min(1).max(100) },
       statusCode: 201,
+      responses: { 409: 'One of the titles exists already, or is given twice: nothing was added' },
     },
     async ({ titles }) =>
       pool
@@ -129,11 +131,11 @@ export function createApp(options: DatabaseExampleOptions = {}): { app: API; poo
         }),
   );
 
-  app.get('/todos/{id}', { summary: 'One todo', tags: ['todos'], params: { id: z.int() }, response: Todo }, ({ id }) => findTodo(id));
+  app.get('/todos/{id}', { summary: 'One todo', tags: ['todos'], params: { id: Id }, response: Todo }, ({ id }) => findTodo(id));
 
   app.patch(
     '/todos/{id}',
-    { summary: 'Mark a todo done or not', tags: ['todos'], params: { id: z.int(), done: z.boolean() }, response: Todo },
+    { summary: 'Mark a todo done or not', tags: ['todos'], params: { id: Id, done: z.boolean() }, response: Todo },
     async ({ id, done }) => {
       const { rowCount } = await pool.query(`update ${todos} set done = $2 where id = $1`, [id, done]);
       if (rowCount === 0) throw new NotFoundError(`Todo ${id} not found`, { id });
@@ -141,7 +143,7 @@ export function createApp(options: DatabaseExampleOptions = {}): { app: API; poo
     },
   );
 
-  app.delete('/todos/{id}', { summary: 'Delete a todo', tags: ['todos'], params: { id: z.int() } }, async ({ id }) => {
+  app.delete('/todos/{id}', { summary: 'Delete a todo', tags: ['todos'], params: { id: Id } }, async ({ id }) => {
     const { rowCount } = await pool.query(`delete from ${todos} where id = $1`, [id]);
     if (rowCount === 0) throw new NotFoundError(`Todo ${id} not found`, { id });
   });

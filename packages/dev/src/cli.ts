@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { clientCommand, devCommand, openapiCommand, routesCommand } from './commands.js';
+import { checkCommand, clientCommand, devCommand, openapiCommand, routesCommand } from './commands.js';
 
 const USAGE = `Usage:
   fnapi dev <entry> [--client <file>]  serve the app (HOST/PORT, else 127.0.0.1:8000), restarting on change
@@ -8,16 +8,52 @@ const USAGE = `Usage:
   fnapi openapi <entry> [-o <file>]  write the OpenAPI document (stdout without -o)
   fnapi client <entry> [-o <file>]   write the client types (openapi-typescript's paths, for openapi-fetch)
   fnapi routes <entry>               list method, route and operationId of each endpoint
+  fnapi check <entry> [--runs 100] [--seed n] [--only id,…] [--skip id,…] [--header 'Name: value']…
+                                     call every operation with generated inputs; exit 1 when an answer
+                                     breaks the document
 
 <entry> is a TypeScript or JavaScript module whose default export, or export named "app", is an API.`;
 
-const COMMANDS = ['dev', 'openapi', 'client', 'routes'];
+const COMMANDS = ['dev', 'openapi', 'client', 'routes', 'check'];
+
+function list(value: string | undefined): string[] | undefined {
+  return value
+    ?.split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
+}
+
+function integer(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^-?[0-9]+$/.test(value)) throw new Error(`--${name} takes an integer, not "${value}"`);
+  return Number(value);
+}
+
+function headers(lines: string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of lines ?? []) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) throw new Error(`--header takes "Name: value", not "${line}"`);
+    out[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  }
+  return out;
+}
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { output: { type: 'string', short: 'o' }, client: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      output: { type: 'string', short: 'o' },
+      client: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      runs: { type: 'string' },
+      seed: { type: 'string' },
+      only: { type: 'string' },
+      skip: { type: 'string' },
+      header: { type: 'string', short: 'H', multiple: true },
+      'base-url': { type: 'string' },
+    },
   });
   const [command, entry] = positionals;
   if (values.help || !command) {
@@ -38,6 +74,15 @@ async function main(argv: string[]): Promise<number> {
     case 'routes':
       await routesCommand(entry);
       return 0;
+    case 'check':
+      return checkCommand(entry, {
+        runs: integer('runs', values.runs),
+        seed: integer('seed', values.seed),
+        only: list(values.only),
+        skip: list(values.skip),
+        headers: headers(values.header),
+        baseUrl: values['base-url'],
+      });
     default:
       return devCommand(entry, { client: values.client });
   }

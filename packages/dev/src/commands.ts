@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { type CheckOptions, checkContract, formatReport } from './check/contract.js';
 import { writeClientTypes } from './client.js';
 import { loadApp } from './load.js';
 
@@ -52,4 +53,16 @@ export function devCommand(entry: string, options: { client?: string } = {}): Pr
       resolve(code ?? (signal ? 0 : 1));
     });
   });
+}
+
+/** `fnapi check <entry>`: the contract check, printed; resolves with the exit status (1 on any failure). */
+export async function checkCommand(entry: string, options: CheckOptions): Promise<number> {
+  const app = await loadApp(entry);
+  try {
+    const report = await checkContract(app, options);
+    process.stdout.write(`${formatReport(report)}\n`);
+    return report.ok ? 0 : 1;
+  } finally {
+    await app.shutdown();
+  }
 }

@@ -1,3 +1,13 @@
 export { findApp, loadApp } from './load.js';
-export { clientCommand, devCommand, openapiCommand, routesCommand } from './commands.js';
+export {
+  type CheckableApp,
+  type CheckFailure,
+  type CheckOptions,
+  type CheckReport,
+  checkContract,
+  type FailureKind,
+  formatReport,
+  type OperationSummary,
+} from './check/contract.js';
 export { clientTypes, untypedOperations, writeClientTypes } from './client.js';
+export { checkCommand, clientCommand, devCommand, openapiCommand, routesCommand } from './commands.js';

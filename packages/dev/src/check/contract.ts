@@ -1,0 +1,287 @@
+import fc from 'fast-check';
+import { curlLine } from './curl.js';
+import { type Draft, draftOf, type Input, mutationsOf, type Operation, operationsOf, urlOf, validInputs } from './operations.js';
+import { type JsonSchema, SchemaBook } from './schemas.js';
+
+/** What the check needs of an app: its document and in-process requests (an `API` has both). */
+export interface CheckableApp {
+  openapi(): Record<string, unknown>;
+  inject(options: { method?: string; url: string; headers?: Record<string, string | string[]>; body?: unknown }): Promise<{
+    status: number;
+    headers: Record<string, string | string[]>;
+    body: string;
+  }>;
+  startup(): Promise<void>;
+  readonly limits?: { readonly bodyLimit: number };
+}
+
+export interface CheckOptions {
+  /** Valid and invalid inputs per operation, each; default 100. */
+  runs?: number;
+  /** Same seed, same inputs, same report; default random (printed in the report). */
+  seed?: number;
+  /** operationIds to check (all others are left out). */
+  only?: string[];
+  /** operationIds to leave out. */
+  skip?: string[];
+  /** Sent with every request, e.g. `{ authorization: 'Bearer …' }` to go past guards. */
+  headers?: Record<string, string>;
+  /** Where the printed `curl` lines point; default `http://127.0.0.1:8000`. */
+  baseUrl?: string;
+}
+
+export type FailureKind =
+  | 'server-error'
+  | 'undocumented-status'
+  | 'body-mismatch'
+  | 'valid-rejected'
+  | 'invalid-accepted'
+  | 'guard-not-401';
+
+export interface CheckFailure {
+  operationId: string;
+  method: string;
+  route: string;
+  kind: FailureKind;
+  /** Whether the input was valid; for an invalid one, what was broken. */
+  input: { valid: true } | { valid: false; mutation: string };
+  /** The smallest request found that shows the failure. */
+  request: { method: string; url: string; headers: Record<string, string>; body?: string };
+  curl: string;
+  expected: string;
+  actual: { status: number; body: string; reason?: string };
+}
+
+export interface OperationSummary {
+  operationId: string;
+  method: string;
+  route: string;
+  requests: number;
+  /** Why the operation was not exercised. */
+  skipped?: string;
+}
+
+export interface CheckReport {
+  ok: boolean;
+  seed: number;
+  runs: number;
+  requests: number;
+  durationMs: number;
+  operations: OperationSummary[];
+  failures: CheckFailure[];
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: string;
+}
+
+interface Verdict {
+  kind: FailureKind;
+  expected: string;
+  reason?: string;
+}
+
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Calls every operation of the app's document in process with inputs generated from its own schemas,
+ * and checks each answer against the document: a documented status, a body valid against that
+ * status's schema, no 422 to valid input, no 2xx to invalid input, no 500. Failures are shrunk by
+ * fast-check to the smallest input that shows them, one per kind and operation.
+ */
+export async function checkContract(app: CheckableApp, options: CheckOptions = {}): Promise<CheckReport> {
+  const started = performance.now();
+  const runs = options.runs ?? 100;
+  const seed = options.seed ?? Math.floor(Math.random() * 0x7fffffff);
+  const baseUrl = options.baseUrl ?? 'http://127.0.0.1:8000';
+  const userHeaders = Object.entries(options.headers ?? {}).map(([n, v]) => [n.toLowerCase(), v] as [string, string]);
+  await app.startup();
+  const document = app.openapi() as JsonSchema;
+  const book = new SchemaBook(document);
+  const bodyLimit = app.limits?.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const report: CheckReport = { ok: true, seed, runs, requests: 0, durationMs: 0, operations: [], failures: [] };
+
+  for (const op of operationsOf(document)) {
+    if (options.only?.length && !options.only.includes(op.id)) continue;
+    if (options.skip?.includes(op.id)) continue;
+    const summary: OperationSummary = { operationId: op.id, method: op.method, route: op.route, requests: 0 };
+    report.operations.push(summary);
+    if (op.skip) {
+      summary.skipped = op.skip;
+      continue;
+    }
+    const valid = validInputs(book, op);
+    const mutations = mutationsOf(book, op, bodyLimit);
+    const cases: { valid: boolean; arbitrary: fc.Arbitrary<{ input: Input; draft: Draft; mutation?: string }> }[] = [
+      { valid: true, arbitrary: valid.map((input) => ({ input, draft: draftOf(op, input, userHeaders) })) },
+    ];
+    if (mutations.length) {
+      cases.push({
+        valid: false,
+        arbitrary: fc.tuple(valid, fc.integer({ min: 0, max: mutations.length - 1 })).map(([input, index]) => {
+          const mutation = mutations[index]!;
+          return { input, draft: mutation.apply(input, draftOf(op, input, userHeaders)), mutation: mutation.label };
+        }),
+      });
+    }
+    for (const kase of cases) {
+      const found = new Set<FailureKind>();
+      // One round per kind of failure: each round ignores the kinds already reported.
+      for (let round = 0; round < 6; round++) {
+        let target: FailureKind | undefined;
+        let last: CheckFailure | undefined;
+        const property = fc.asyncProperty(kase.arbitrary, async ({ draft, mutation }) => {
+          const answer = await send(app, draft);
+          report.requests++;
+          summary.requests++;
+          const verdict = judge(book, op, draft, answer, kase.valid, userHeaders.length > 0);
+          // While shrinking, only the kind first seen counts, so the smallest input shows that failure.
+          if (!verdict || found.has(verdict.kind) || (target && verdict.kind !== target)) return true;
+          target = verdict.kind;
+          last = failureOf(op, draft, answer, verdict, kase.valid ? { valid: true } : { valid: false, mutation: mutation! }, baseUrl);
+          return false;
+        });
+        const details = await fc.check(property, { seed: seedFor(seed, op.id, kase.valid), numRuns: runs });
+        if (!details.failed || !last) break;
+        found.add(last.kind);
+        report.failures.push(last);
+      }
+    }
+  }
+  report.ok = report.failures.length === 0;
+  report.durationMs = Math.round(performance.now() - started);
+  return report;
+}
+
+/** One seed per operation and kind of input, so `only`/`skip` do not change other operations' inputs. */
+function seedFor(seed: number, id: string, valid: boolean): number {
+  let hash = valid ? 17 : 31;
+  for (const char of id) hash = (Math.imul(hash, 31) + char.charCodeAt(0)) | 0;
+  return (seed ^ hash) | 0;
+}
+
+async function send(app: CheckableApp, draft: Draft): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of draft.headers) headers[name] = value;
+  let body: string | undefined;
+  if (draft.body) {
+    body = 'oversize' in draft.body ? 'a'.repeat(draft.body.oversize) : draft.body.text;
+    if (draft.body.contentType) headers['content-type'] = draft.body.contentType;
+  }
+  try {
+    return await app.inject({ method: draft.method, url: urlOf(draft), headers, body });
+  } catch (error) {
+    return { status: 500, headers: {}, body: `inject failed: ${(error as Error).message}` };
+  }
+}
+
+function responseFor(op: Operation, status: number): JsonSchema | undefined {
+  return op.responses[String(status)] ?? op.responses[`${String(status)[0]}XX`] ?? op.responses.default;
+}
+
+function judge(book: SchemaBook, op: Operation, draft: Draft, answer: Answer, valid: boolean, credentials: boolean): Verdict | undefined {
+  const { status } = answer;
+  const documented = Object.keys(op.responses).join(', ');
+  if (status === 500) return { kind: 'server-error', expected: `no 500; one of the documented statuses (${documented})` };
+  const response = responseFor(op, status);
+  if (!response) return { kind: 'undocumented-status', expected: `a documented status (${documented})` };
+  if (valid && status === 422) return { kind: 'valid-rejected', expected: 'valid input accepted (not 422)' };
+  if (!valid && status >= 200 && status < 300) return { kind: 'invalid-accepted', expected: 'invalid input refused (4xx)' };
+  if (valid && op.secured && !credentials && status !== 401) return { kind: 'guard-not-401', expected: '401 without credentials' };
+  const mismatch = bodyMismatch(book, draft, answer, response);
+  if (mismatch) return { kind: 'body-mismatch', expected: `a body matching the documented ${status} response`, reason: mismatch };
+  return undefined;
+}
+
+/** Why the body does not fit the documented response, or undefined when it does. */
+function bodyMismatch(book: SchemaBook, draft: Draft, answer: Answer, response: JsonSchema): string | undefined {
+  const content = (response.content ?? {}) as Record<string, JsonSchema>;
+  const types = Object.keys(content);
+  if (draft.method === 'HEAD' || answer.status === 304) return undefined;
+  if (answer.body === '') return types.length && answer.status !== 204 ? `empty body; the document lists ${types.join(', ')}` : undefined;
+  if (types.length === 0) return 'a body where the document lists none';
+  const header = answer.headers['content-type'];
+  const mediaType = (Array.isArray(header) ? header[0] : header)?.split(';')[0]?.trim().toLowerCase() ?? '';
+  const key =
+    types.find((type) => type.toLowerCase() === mediaType) ??
+    types.find((type) => type.endsWith('/*') && mediaType.startsWith(type.slice(0, -1))) ??
+    types.find((type) => type === '*/*');
+  if (!key) return `content type ${mediaType || '(none)'}; the document lists ${types.join(', ')}`;
+  if (!/[/+]json$/.test(mediaType)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(answer.body);
+  } catch {
+    return `${mediaType} body is not JSON`;
+  }
+  const schema = content[key]!.schema ?? {};
+  return book.valid(schema, value) ? undefined : book.explain(schema, value);
+}
+
+function failureOf(
+  op: Operation,
+  draft: Draft,
+  answer: Answer,
+  verdict: Verdict,
+  input: CheckFailure['input'],
+  baseUrl: string,
+): CheckFailure {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of draft.headers) headers[name] = value;
+  let body: string | undefined;
+  if (draft.body && 'oversize' in draft.body) body = `(${draft.body.oversize} bytes of "a")`;
+  else if (draft.body) body = draft.body.text;
+  if (draft.body?.contentType) headers['content-type'] = draft.body.contentType;
+  return {
+    operationId: op.id,
+    method: op.method,
+    route: op.route,
+    kind: verdict.kind,
+    input,
+    request: { method: draft.method, url: urlOf(draft), headers, body },
+    curl: curlLine(draft, baseUrl),
+    expected: verdict.expected,
+    actual: {
+      status: answer.status,
+      body: answer.body.length > 500 ? `${answer.body.slice(0, 500)}…` : answer.body,
+      reason: verdict.reason,
+    },
+  };
+}
+
+const TITLES: Record<FailureKind, string> = {
+  'server-error': 'answered 500',
+  'undocumented-status': 'answered a status the document does not list',
+  'body-mismatch': 'answered a body that does not match its documented schema',
+  'valid-rejected': 'answered 422 to valid input',
+  'invalid-accepted': 'answered 2xx to invalid input',
+  'guard-not-401': 'answered without credentials other than 401',
+};
+
+/** The report as `fnapi check` prints it. */
+export function formatReport(report: CheckReport): string {
+  const lines: string[] = [];
+  const failed = new Set(report.failures.map((f) => f.operationId));
+  for (const op of report.operations) {
+    const mark = op.skipped ? '-' : failed.has(op.operationId) ? '✗' : '✓';
+    lines.push(`${mark} ${op.operationId}  ${op.method} ${op.route}  ${op.skipped ? `skipped: ${op.skipped}` : `${op.requests} requests`}`);
+  }
+  for (const f of report.failures) {
+    lines.push('', `FAIL ${f.operationId}  ${f.method} ${f.route}: ${TITLES[f.kind]}`);
+    lines.push(`  input:    ${f.input.valid ? 'valid' : `invalid (${f.input.mutation})`}`);
+    lines.push(`  expected: ${f.expected}`);
+    lines.push(`  actual:   ${f.actual.status} ${f.actual.body.replace(/\s+/g, ' ').slice(0, 300)}`);
+    if (f.actual.reason) lines.push(`  why:      ${f.actual.reason}`);
+    lines.push(`  curl:     ${f.curl}`);
+  }
+  const seconds = (report.durationMs / 1000).toFixed(1);
+  lines.push(
+    '',
+    `${report.failures.length ? `${report.failures.length} failure${report.failures.length === 1 ? '' : 's'}` : 'All answers match the document'}: ` +
+      `${report.operations.length} operations, ${report.requests} requests, ${report.runs} runs, seed ${report.seed} (${seconds} s)`,
+  );
+  if (report.failures.length) lines.push(`Rerun with --seed ${report.seed} to get the same inputs.`);
+  return lines.join('\n');
+}
