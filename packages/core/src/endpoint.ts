@@ -1,6 +1,7 @@
 import type { InferInput, ParamsShape, z } from '@fnapi/validation';
 import type { SecurityRequirement } from '@fnapi/openapi';
 import type { Request } from './request.js';
+import type { StreamResult } from './streams.js';
 
 export type HTTPMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | (string & {});
 
@@ -27,12 +28,24 @@ export interface EndpointOptions<R extends string = string, P extends ParamsShap
   timeout?: number;
   /** Security requirements documented for this operation (auth functions add theirs). */
   security?: SecurityRequirement[];
+  /** The handler yields these, sent as server-sent events (`text/event-stream`). */
+  events?: z.ZodType;
+  /** The handler yields these, sent as JSON Lines (`application/jsonl`). */
+  lines?: z.ZodType;
+  /** Seconds without an event before an event stream sends `: ping`; default 15, 0 turns it off. */
+  ping?: number;
 }
 
 /** Shorthand options (`app.get(route, options, handler)`): everything but route and method. */
 export type RouteOptions<P extends ParamsShape = ParamsShape> = Omit<EndpointOptions<string, P>, 'route' | 'method'>;
 
 export type Handler<I = any> = (input: I, request: Request) => unknown;
+
+/** The handler of an `events`/`lines` endpoint: it returns (or is) an iterable of items of type `T`. */
+export type StreamHandler<I, T> = (input: I, request: Request) => StreamResult<T>;
+
+/** Options without `events`/`lines`: those endpoints take the overloads whose items are type-checked. */
+export type PlainOptions<O> = O & { events?: undefined; lines?: undefined };
 
 /**
  * Runs before the request's body is read and its parameters bound (the auth functions are guards):

@@ -15,6 +15,8 @@ export {
   type HandlerMetadata,
   type HTTPMethod,
   type RouteOptions,
+  type StreamHandler,
+  type PlainOptions,
 } from './endpoint.js';
 export { Request, type AuthInfo, type ClientInfo, type RequestInit } from './request.js';
 export {
@@ -46,6 +48,17 @@ export {
   type PreRequestHook,
 } from './plugins.js';
 export { ResponseValidationError } from './invoke.js';
+export {
+  sseEvent,
+  ItemValidationError,
+  StreamInterrupted,
+  EVENT_STREAM_TYPE,
+  JSON_LINES_TYPE,
+  type EventItem,
+  type SSEEvent,
+  type SSEEventInit,
+  type StreamResult,
+} from './streams.js';
 export { defaultLogger, silentLogger, type Logger } from './logger.js';
 export { errorResponse, type ErrorResponseOptions } from './runtime.js';
 export { BYTES_TYPE, HTML_TYPE, JSON_TYPE, TEXT_TYPE, isJsonContentType, reasonPhrase, statusHasBody } from './http.js';

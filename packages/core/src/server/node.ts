@@ -5,6 +5,7 @@ import { tooLarge } from '../body.js';
 import { BadRequestError } from '../errors.js';
 import { PROBLEM_JSON, reasonOverride, reasonPhrase } from '../http.js';
 import { Request } from '../request.js';
+import { drainingReason, StreamInterrupted } from '../streams.js';
 import type { Runtime } from '../transport.js';
 import { serialize, toChunk } from './write.js';
 
@@ -147,6 +148,8 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
   let draining = false;
   let inFlight = 0;
   let drained: (() => void) | undefined;
+  /** Requests whose answer is being streamed: a drain aborts them so their streams end at once. */
+  const streaming = new Set<NodeRequest>();
 
   const finished = () => {
     inFlight--;
@@ -168,10 +171,16 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
       return;
     }
     if (out.stream !== undefined && request.method !== 'HEAD') {
-      pipeStream(res, out.stream as AsyncIterable<string | Uint8Array>).then(finished, (error: unknown) => {
-        app.logger.error({ err: error }, 'response stream failed');
-        res.destroy();
+      streaming.add(request);
+      const done = () => {
+        streaming.delete(request);
         finished();
+      };
+      pipeStream(res, out.stream as AsyncIterable<string | Uint8Array>).then(done, (error: unknown) => {
+        // A stream interrupted on purpose was logged where it failed; cutting it off is its ending.
+        if (!(error instanceof StreamInterrupted)) app.logger.error({ err: error }, 'response stream failed');
+        res.destroy();
+        done();
       });
       return;
     }
@@ -260,6 +269,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
       draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      for (const request of streaming) request.abort(drainingReason());
       if (inFlight > 0) {
         const timeout = limits.shutdownTimeout;
         await new Promise<void>((resolve) => {
@@ -299,7 +309,20 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
 async function pipeStream(res: ServerResponse, source: AsyncIterable<string | Uint8Array>): Promise<void> {
   for await (const chunk of source) {
     if (res.destroyed) return;
-    if (!res.write(toChunk(chunk))) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+    if (!res.write(toChunk(chunk))) await drainOrClose(res);
   }
   res.end();
+}
+
+/** Waits for `drain` or `close`, removing both listeners after (a long stream waits many times). */
+function drainOrClose(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
