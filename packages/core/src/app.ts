@@ -1,4 +1,4 @@
-import type { DocumentInfo } from '@fnapi/openapi';
+import type { DocumentInfo, OpenAPIVersion } from '@fnapi/openapi';
 import { describeParams } from '@fnapi/validation';
 import { compile, type RegisteredEndpoint } from './compile.js';
 import { type DocumentSettings, describeApp, docsBuiltins } from './document.js';
@@ -57,6 +57,8 @@ export interface APIOptions {
   keepAliveTimeout?: number;
   /** Milliseconds in-flight requests get to finish on shutdown; default 10 000. */
   shutdownTimeout?: number;
+  /** The OpenAPI version of the document: `'3.1.0'` (default) or `'3.2.0'` (stream items as `itemSchema`). */
+  openapiVersion?: OpenAPIVersion;
 }
 
 export interface RouteInfo {
@@ -204,7 +206,7 @@ export class API extends RouteGroup implements Runtime {
     return inject(this, typeof options === 'string' ? { url: options } : options);
   }
 
-  /** The OpenAPI 3.1 document (built on first use, again after routes change). */
+  /** The OpenAPI document, 3.1 or as `openapiVersion` says (built on first use, again after routes change). */
   openapi(): Record<string, unknown> {
     this.compiled();
     return (this.document ??= describeApp(this.documentSettings(), this.registry.values(), (problem) =>
@@ -251,6 +253,7 @@ export class API extends RouteGroup implements Runtime {
       redocUrl: this.redocUrl,
       docsCdn: this.options.docsCdn,
       validationError: this.options.validationError,
+      openapiVersion: this.options.openapiVersion,
       info: {
         servers: this.options.servers,
         contact: this.options.contact,

@@ -1,8 +1,16 @@
-import { buildDocument, type DocumentInfo, docsRoutes, type OperationDescription, type SchemaProblem } from '@fnapi/openapi';
+import {
+  buildDocument,
+  type DocumentInfo,
+  docsRoutes,
+  type OpenAPIVersion,
+  type OperationDescription,
+  type SchemaProblem,
+} from '@fnapi/openapi';
 import type { BuiltinRoute, RegisteredEndpoint } from './compile.js';
 import { handlerMetadata } from './endpoint.js';
 import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from './http.js';
 import { Response } from './response.js';
+import { streamOf } from './streams.js';
 import type { ValidationErrorFormat } from './runtime.js';
 
 export interface DocumentSettings {
@@ -14,6 +22,7 @@ export interface DocumentSettings {
   redocUrl: string | null;
   docsCdn: string | undefined;
   validationError: ValidationErrorFormat | undefined;
+  openapiVersion: OpenAPIVersion | undefined;
   /** The rest of the document's `info` and top level: servers, contact, license, terms, tag descriptions. */
   info: Pick<DocumentInfo, 'servers' | 'contact' | 'license' | 'termsOfService' | 'tags'>;
 }
@@ -39,6 +48,7 @@ function operationOf(endpoint: RegisteredEndpoint): OperationDescription | undef
     security: [...(options.security ?? []), ...(metadata?.security ?? [])],
     securityAlternatives: metadata?.securityAlternatives,
     errorStatuses,
+    stream: streamOf(options),
   };
 }
 
@@ -60,6 +70,7 @@ export function describeApp(
       http: { reasonPhrase, statusHasBody, jsonMediaType: JSON_TYPE, problemMediaType: PROBLEM_JSON },
       validationErrorSchema: settings.validationError?.schema,
       onSchemaProblem,
+      openapiVersion: settings.openapiVersion,
     },
   );
 }

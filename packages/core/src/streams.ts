@@ -101,6 +101,13 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
 }
 
+/** How the document describes a streaming endpoint's body: its media type and item schema. */
+export function streamOf(options: { events?: z.ZodType; lines?: z.ZodType }): { mediaType: string; item: z.ZodType } | undefined {
+  if (options.events !== undefined) return { mediaType: EVENT_STREAM_TYPE, item: options.events };
+  if (options.lines !== undefined) return { mediaType: JSON_LINES_TYPE, item: options.lines };
+  return undefined;
+}
+
 /** Compiles how an `events`/`lines` endpoint's iterable becomes a streamed response. */
 export function compileStream(spec: StreamSpec): (result: unknown, request: Request) => Promise<StreamingResponse> {
   const parser = compiledParser(spec.schema);

@@ -43,7 +43,11 @@ export interface OperationDescription {
    */
   securityAlternatives?: SecurityRequirement[][];
   /** Extra problem statuses the operation can produce (401, 403, 413, 415, 504, …). */
-  errorStatuses?: number[];
+  errorStatuses?: number[] /**
+   * A streamed success body (server-sent events, JSON Lines): its media type and the schema of each
+   * item, documented as `itemSchema` (3.2) or `x-itemSchema` beside a string `schema` (3.1).
+   */;
+  stream?: { mediaType: string; item: z.ZodType };
 }
 
 export interface DocumentInfo {
@@ -94,7 +98,11 @@ export interface BuildOptions {
   validationErrorSchema?: z.ZodType;
   /** Told of every schema that could not be documented (the document is built all the same). */
   onSchemaProblem?(problem: SchemaProblem): void;
+  /** The document's `openapi` version; default `'3.1.0'`. */
+  openapiVersion?: OpenAPIVersion;
 }
+
+export type OpenAPIVersion = '3.1.0' | '3.2.0';
 
 /** Name of the shared problem-details component. */
 export const PROBLEM_DETAILS_COMPONENT = 'ProblemDetails';
@@ -155,6 +163,7 @@ class DocumentBuilder {
   private readonly securitySchemes = new Map<string, string>();
   private readonly tags: string[] = [];
   private readonly safeCache = new Map<AnySchema, AnySchema | SchemaObject>();
+  private readonly itemStreams: { path: string; method: string; mediaType: string; status: string }[] = [];
   private problemRef!: AnySchema;
   private validationRef!: AnySchema;
 
@@ -210,6 +219,9 @@ class DocumentBuilder {
     }) as unknown as Record<string, unknown>;
 
     this.fixParameters(document, requiredByOperation);
+    const version = this.options.openapiVersion ?? '3.1.0';
+    document.openapi = version;
+    placeItemSchemas(document, this.itemStreams, version);
     return tidy(document);
   }
 
@@ -337,6 +349,13 @@ class DocumentBuilder {
     const http = this.options.http;
     if (!http.statusHasBody(status)) {
       responses[String(status)] = { description: http.reasonPhrase(status) };
+    } else if (op.stream) {
+      // Generated as the item's schema (so its components are collected), then moved (`itemStreams`).
+      responses[String(status)] = {
+        description: http.reasonPhrase(status),
+        content: { [op.stream.mediaType]: { schema: this.schemaFor(op.stream.item, op, 'stream item') as never } },
+      };
+      this.itemStreams.push({ path: op.path, method, mediaType: op.stream.mediaType, status: String(status) });
     } else {
       const schema = op.response ? this.schemaFor(op.response, op, 'response') : {};
       responses[String(status)] = {
@@ -420,6 +439,24 @@ class DocumentBuilder {
         }
       }
     }
+  }
+}
+
+/**
+ * A stream's item schema: OpenAPI 3.2's `itemSchema`; in 3.1, which has no such field, the body is
+ * a string and the item schema sits beside it as `x-itemSchema`, so both documents stay valid.
+ */
+function placeItemSchemas(
+  document: Record<string, unknown>,
+  streams: readonly { path: string; method: string; mediaType: string; status: string }[],
+  version: OpenAPIVersion,
+): void {
+  const paths = document.paths as Record<string, Record<string, { responses: Record<string, { content: Record<string, unknown> }> }>>;
+  for (const { path, method, mediaType, status } of streams) {
+    const content = paths[path]?.[method]?.responses[status]?.content;
+    const media = content?.[mediaType] as { schema?: unknown } | undefined;
+    if (!content || !media) continue;
+    content[mediaType] = version === '3.2.0' ? { itemSchema: media.schema } : { schema: { type: 'string' }, 'x-itemSchema': media.schema };
   }
 }
 

@@ -5,6 +5,7 @@ export {
   type BuildOptions,
   type DocumentInfo,
   type HttpFacts,
+  type OpenAPIVersion,
   type SchemaProblem,
   type OperationDescription,
   type SecurityRequirement,
