@@ -4,6 +4,7 @@ export const PAGE = `<!doctype html>
 <head>
 <meta charset="utf-8">
 <title>fnapi live feed</title>
+<link rel="icon" href="data:,">
 <style>
   body { font: 16px/1.4 system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; }
   #status { color: #666; }
