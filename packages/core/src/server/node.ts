@@ -1,13 +1,14 @@
 import { once } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tooLarge } from '../body.js';
+import { tooLarge } from '../wire/collect-body.js';
 import { BadRequestError } from '../errors.js';
 import { PROBLEM_JSON, reasonOverride, reasonPhrase } from '../http.js';
 import { Request } from '../request.js';
 import { drainingReason, StreamInterrupted } from '../streams.js';
-import type { Runtime } from '../transport.js';
-import { serialize, toChunk } from './write.js';
+import type { Runtime } from '../runtime-contract.js';
+import { serialize } from '../wire/serialize.js';
+import { writeChunks } from '../wire/stream-writer.js';
 
 // Taken from the built-in registry rather than imported: a bundler hoists a static import of a
 // built-in to the top of a single-file bundle, so serverless functions that never start a server
@@ -307,22 +308,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
 }
 
 async function pipeStream(res: ServerResponse, source: AsyncIterable<string | Uint8Array>): Promise<void> {
-  for await (const chunk of source) {
-    if (res.destroyed) return;
-    if (!res.write(toChunk(chunk))) await drainOrClose(res);
-  }
+  // writeChunks removes its drain/close listeners after each wait: a long stream waits many times.
+  await writeChunks(res, source);
   res.end();
-}
-
-/** Waits for `drain` or `close`, removing both listeners after (a long stream waits many times). */
-function drainOrClose(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
