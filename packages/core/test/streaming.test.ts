@@ -27,6 +27,7 @@ function build() {
     produced: 0,
     cutClosed: gate(),
     linesRead: gate(),
+    producedBytes: 0,
   };
   const app = new API({ logger: false });
   app.get('/ticks', { params: { count: z.int().max(1000) }, events: Tick }, async function* ({ count }) {
@@ -68,6 +69,13 @@ function build() {
     const pad = 'x'.repeat(16 * 1024);
     for (;;) {
       state.produced++;
+      yield { pad };
+    }
+  });
+  app.get('/bulk', { lines: z.object({ pad: z.string() }) }, async function* () {
+    const pad = 'y'.repeat(64 * 1024);
+    for (;;) {
+      state.producedBytes += pad.length + 10;
       yield { pad };
     }
   });
@@ -229,6 +237,26 @@ describe('event streams and JSON Lines', () => {
     for (let i = 0; i < 200; i++) await stream.chunk();
     expect(served.state.produced).toBeGreaterThan(paused);
     stream.close();
+  });
+
+  it('keeps memory flat under a slow reader: what is produced stays within the socket buffers of what is read', async () => {
+    const stream = await client.stream('/bulk');
+    const rssBefore = process.memoryUsage().rss;
+    let consumed = 0;
+    let widest = 0;
+    const until = performance.now() + 2000;
+    while (performance.now() < until) {
+      consumed += Buffer.byteLength((await stream.chunk()) ?? '');
+      widest = Math.max(widest, served.state.producedBytes - consumed);
+      await sleep(5);
+    }
+    const growth = process.memoryUsage().rss - rssBefore;
+    stream.close();
+    if (process.env.STREAM_FIGURES) console.info({ consumed, widest, growth });
+    // Unthrottled, the generator makes hundreds of MiB a second; here it runs at the reader's pace.
+    expect(consumed).toBeGreaterThan(1024 * 1024);
+    expect(widest).toBeLessThan(16 * 1024 * 1024);
+    expect(growth).toBeLessThan(128 * 1024 * 1024);
   });
 
   it('answers an error before the first item as an ordinary error response', async () => {
