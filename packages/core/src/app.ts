@@ -8,6 +8,7 @@ import { type EventName, PluginManager } from './plugins.js';
 import type { Request } from './request.js';
 import type { Response } from './response.js';
 import { RouteGroup, type RouteEntry } from './route-group.js';
+import { checkStreamOptions } from './streams.js';
 import { pathParamNames, RouteTable } from './route-table.js';
 import type { AppRuntime, ErrorPolicy, ValidationErrorFormat } from './runtime.js';
 import { handleFetch } from './server/fetch.js';
@@ -111,6 +112,9 @@ export class API extends RouteGroup implements Runtime {
     this.openapiUrl = options.openapiUrl === undefined ? '/openapi.json' : options.openapiUrl;
     this.docsUrl = this.openapiUrl === null ? null : options.docsUrl === undefined ? '/docs' : options.docsUrl;
     this.redocUrl = this.openapiUrl === null ? null : options.redocUrl === undefined ? '/redoc' : options.redocUrl;
+    if (options.openapiVersion !== undefined && options.openapiVersion !== '3.1.0' && options.openapiVersion !== '3.2.0') {
+      throw new Error(`openapiVersion is '3.1.0' or '3.2.0', got ${JSON.stringify(options.openapiVersion)}`);
+    }
     this.debug = options.debug ?? false;
     this.bodyLimit = options.bodyLimit ?? 1024 * 1024;
     this.limits = Object.freeze({
@@ -276,6 +280,7 @@ export class API extends RouteGroup implements Runtime {
       const where = `${entry.method} ${entry.path}`;
       const pathParams = pathParamNames(entry.path);
       const { options, name } = entry.definition;
+      checkStreamOptions(options, where);
       try {
         describeParams({ method: entry.method, pathParams, params: options.params });
       } catch (error) {

@@ -72,6 +72,8 @@ export interface StreamSpec {
   label: string;
 }
 
+const EMPTY: AsyncIterable<string> = { [Symbol.asyncIterator]: () => ({ next: async () => ({ done: true, value: undefined }) }) };
+
 type Encoded = { ok: true; chunk: string } | { ok: false; error: unknown };
 const PING = ': ping\n\n';
 
@@ -83,11 +85,10 @@ export function compileStreamResult(
   options: { events?: z.ZodType; lines?: z.ZodType; ping?: number },
   label: string,
 ): ((result: unknown, request: Request) => Promise<Response>) | undefined {
-  if (options.events !== undefined && options.lines !== undefined) throw new Error(`${label}: give either events or lines, not both`);
+  checkStreamOptions(options, label);
   const schema = options.events ?? options.lines;
   if (schema === undefined) return undefined;
   const ping = options.ping ?? DEFAULT_PING;
-  if (!(typeof ping === 'number' && ping >= 0)) throw new Error(`${label}: ping is a number of seconds (0 turns it off)`);
   const toStream = compileStream({ kind: options.events !== undefined ? 'events' : 'lines', schema, ping, label });
   return async (result, request) => {
     const value = isPromiseLike(result) ? await result : result;
@@ -95,6 +96,21 @@ export function compileStreamResult(
     if (isWebResponse(value)) return fromWebResponse(value);
     return toStream(value, request);
   };
+}
+
+/** Refuses, at registration, stream options that cannot work together. */
+export function checkStreamOptions(
+  options: { events?: unknown; lines?: unknown; ping?: unknown; response?: unknown },
+  label: string,
+): void {
+  if (options.events !== undefined && options.lines !== undefined) throw new Error(`${label}: give either events or lines, not both`);
+  if ((options.events ?? options.lines) !== undefined && options.response !== undefined) {
+    throw new Error(`${label}: a streaming endpoint describes its items with events or lines; drop response`);
+  }
+  const ping = options.ping;
+  if (ping !== undefined && !(typeof ping === 'number' && Number.isFinite(ping) && ping >= 0)) {
+    throw new Error(`${label}: ping is a number of seconds (0 turns it off), got ${String(ping)}`);
+  }
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
@@ -122,15 +138,20 @@ export function compileStream(spec: StreamSpec): (result: unknown, request: Requ
       : (item: unknown) =>
           isSSEEvent(item) ? eventText(item, JSON.stringify(parse(item.data))) : `data: ${JSON.stringify(parse(item))}\n\n`;
   const pingMs = spec.kind === 'events' && spec.ping > 0 ? spec.ping * 1000 : undefined;
+  const headers = { 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
+  const mediaType = spec.kind === 'events' ? EVENT_STREAM_TYPE : JSON_LINES_TYPE;
   return async (result, request) => {
-    const stream = new ItemStream(iteratorOf(result, spec.label), encode, request, spec.kind, pingMs);
+    const source = iteratorOf(result, spec.label);
+    if (request.method === 'HEAD') {
+      // No body will be read: close the producer before it starts rather than leave it suspended.
+      await source.return?.();
+      return new StreamingResponse(EMPTY, { mediaType, headers });
+    }
+    const stream = new ItemStream(source, encode, request, spec.kind, pingMs);
     // An error before the first item is an ordinary error response, so wait for it (events: at
     // most until the first ping is due, then the stream starts with the ping).
     await stream.prime();
-    return new StreamingResponse(stream, {
-      mediaType: spec.kind === 'events' ? EVENT_STREAM_TYPE : JSON_LINES_TYPE,
-      headers: { 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
-    });
+    return new StreamingResponse(stream, { mediaType, headers });
   };
 }
 

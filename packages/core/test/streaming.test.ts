@@ -306,6 +306,53 @@ describe('event streams and JSON Lines', () => {
   });
 });
 
+describe('streaming endpoints: registration, HEAD and the document', () => {
+  it('refuses options that cannot work together, at registration', () => {
+    const app = new API({ logger: false });
+    expect(() => app.get('/both', { events: Tick, lines: Tick } as never, () => [])).toThrow(/either events or lines/);
+    expect(() => app.get('/model', { events: Tick, response: Tick } as never, () => [])).toThrow(/drop response/);
+    expect(() => app.get('/ping', { events: Tick, ping: -1 }, () => [])).toThrow(/ping is a number of seconds/);
+    expect(() => new API({ openapiVersion: '3.0.0' as never })).toThrow(/openapiVersion/);
+  });
+
+  it('answers HEAD with the stream headers and never starts the generator', async () => {
+    let started = false;
+    const app = new API({ logger: false });
+    app.get('/feed', { events: Tick }, async function* () {
+      started = true;
+      yield { n: 0 };
+    });
+    const client = await TestClient.start(app);
+    try {
+      const head = await client.head('/feed');
+      expect(head.status).toBe(200);
+      expect(head.headers['content-type']).toBe('text/event-stream');
+      expect(head.body).toBe('');
+      expect(started).toBe(false);
+      expect((await client.get('/feed')).body).toBe('data: {"n":0}\n\n');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('documents the item schema: x-itemSchema by default, itemSchema under openapiVersion 3.2.0', () => {
+    const register = (app: API) => {
+      app.get('/ticks', { events: Tick }, () => []);
+      app.get('/rows', { lines: Tick }, () => []);
+      return app.openapi() as Record<string, any>;
+    };
+    const doc = register(new API({ logger: false }));
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.paths['/ticks'].get.responses['200'].content['text/event-stream']).toMatchObject({
+      schema: { type: 'string' },
+      'x-itemSchema': { type: 'object', required: ['n'] },
+    });
+    const doc32 = register(new API({ logger: false, openapiVersion: '3.2.0' }));
+    expect(doc32.openapi).toBe('3.2.0');
+    expect(doc32.paths['/rows'].get.responses['200'].content['application/jsonl'].itemSchema).toMatchObject({ type: 'object' });
+  });
+});
+
 describe('draining with open event streams', () => {
   it('ends each stream at once on close(), well within shutdownTimeout', async () => {
     const closed: number[] = [];
