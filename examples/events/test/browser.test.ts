@@ -6,7 +6,7 @@
  * Without Chromium these tests are skipped with a warning, unless FNAPI_REQUIRE_SERVICES=1.
  */
 import { TestClient } from '@fnapi/core/testing';
-import { chromiumAvailable, isLoopbackUrl, launchChromium } from '@fnapi/test-support';
+import { chromiumAvailable, isLoopbackUrl, launchChromium, type OpenedPage, openPage } from '@fnapi/test-support';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
@@ -31,18 +31,10 @@ describe.skipIf(!available)('examples/events in headless Chromium', () => {
     await client32?.close();
   });
 
-  async function open(base: string, path: string): Promise<{ page: Page; problems: string[]; requests: string[] }> {
-    const page = await browser.newPage();
-    const problems: string[] = [];
-    const requests: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`pageerror: ${String(error)}`));
-    page.on('request', (request) => requests.push(request.url()));
-    const response = await page.goto(`${base}${path}`);
-    expect(response?.status()).toBe(200);
-    return { page, problems, requests };
+  async function open(base: string, path: string): Promise<OpenedPage> {
+    const opened = await openPage(browser, `${base}${path}`);
+    expect(opened.problems).toEqual([]);
+    return opened;
   }
 
   const texts = (page: Page) => page.locator('#messages li').evaluateAll((items) => items.map((item) => item.firstChild?.textContent));

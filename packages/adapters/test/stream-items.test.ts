@@ -3,21 +3,16 @@
  * the client while the generator is still held after it; where it cannot (Lambda's buffered
  * `handle`, Netlify Functions v1), the whole stream is sent at its end, with the stream's headers.
  */
-import { createServer, type Server } from 'node:http';
 import { HttpRequest, HttpResponse } from '@azure/functions';
 import { API, z } from '@fnapi/core';
-import * as functions from '@google-cloud/functions-framework';
-import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { installLambdaRuntime, invokeStreaming } from '@fnapi/test-support/lambda-runtime';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AzureFunctionAdapter } from '../src/azure.js';
-import { CloudFunctionAdapter } from '../src/cloud-function.js';
 import { type APIGatewayProxyResultV2, LambdaAdapter } from '../src/lambda.js';
 import { NetlifyAdapter } from '../src/netlify.js';
-import { VercelAdapter } from '../src/vercel.js';
 import { functionUrlEvent, httpApiEvent, netlifyEvent } from './fixtures/events.js';
-import { close, listen } from './support/http.js';
+import { HTTP_ADAPTERS, serveDuringTests } from './support/http.js';
 
 const FIRST = 'data: {"n":0}\n\n';
 const WHOLE = `${FIRST}data: {"n":1}\n\n`;
@@ -45,27 +40,12 @@ function createEventsApp() {
   };
 }
 
-describe.each([
-  {
-    name: 'CloudFunctionAdapter',
-    server: (app: API) => {
-      functions.http('events', new CloudFunctionAdapter(app).handle as unknown as functions.HttpFunction);
-      return getTestServer('events');
-    },
-  },
-  { name: 'VercelAdapter', server: (app: API) => createServer(new VercelAdapter(app).handle) },
-])('$name streams events', ({ server: make }) => {
+describe.each(HTTP_ADAPTERS)('$name streams events', ({ server: make }) => {
   const { app, release } = createEventsApp();
-  let server: Server;
-  let base: string;
-  beforeAll(async () => {
-    server = make(app);
-    base = await listen(server);
-  });
-  afterAll(() => close(server));
+  const served = serveDuringTests(() => make(app));
 
   it('delivers the first event while the generator is held', async () => {
-    const response = await request(`${base}/ticks?gate=live`);
+    const response = await request(`${served.base()}/ticks?gate=live`);
     expect(response.headers['content-type']).toBe('text/event-stream');
     expect(response.headers['cache-control']).toBe('no-cache');
     const iterator = response.body[Symbol.asyncIterator]();

@@ -1,7 +1,7 @@
 import type { InferInput, ParamsShape, z } from '@fnapi/validation';
 import type { SecurityRequirement } from '@fnapi/openapi';
 import type { Request } from './request.js';
-import type { StreamResult } from './streams.js';
+import type { EventItem, StreamResult } from './streams.js';
 
 export type HTTPMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | (string & {});
 
@@ -44,8 +44,12 @@ export type Handler<I = any> = (input: I, request: Request) => unknown;
 /** The handler of an `events`/`lines` endpoint: it returns (or is) an iterable of items of type `T`. */
 export type StreamHandler<I, T> = (input: I, request: Request) => StreamResult<T>;
 
-/** Options without `events`/`lines`: those endpoints take the overloads whose items are type-checked. */
-export type PlainOptions<O> = O & { events?: undefined; lines?: undefined };
+/** The handler an endpoint's options call for: with `events`/`lines`, one whose items are checked. */
+export type HandlerFor<O, I> = O extends { events: infer S extends z.ZodType }
+  ? StreamHandler<I, EventItem<S>>
+  : O extends { lines: infer S extends z.ZodType }
+    ? StreamHandler<I, z.input<S>>
+    : Handler<I>;
 
 /**
  * Runs before the request's body is read and its parameters bound (the auth functions are guards):

@@ -16,7 +16,7 @@ export {
   type HTTPMethod,
   type RouteOptions,
   type StreamHandler,
-  type PlainOptions,
+  type HandlerFor,
 } from './endpoint.js';
 export { Request, type AuthInfo, type ClientInfo, type RequestInit } from './request.js';
 export {

@@ -1,4 +1,4 @@
-import type { InferInput, ParamsShape, z } from '@fnapi/validation';
+import type { InferInput, ParamsShape } from '@fnapi/validation';
 import {
   decoratedEndpoints,
   defineEndpoint,
@@ -6,13 +6,11 @@ import {
   type EndpointOptions,
   type Handler,
   isEndpointDefinition,
-  type PlainOptions,
-  type StreamHandler,
+  type HandlerFor,
   type RouteOptions,
 } from './endpoint.js';
 import { assertMiddleware, type Middleware } from './pipeline.js';
 import { joinPath } from './route-table.js';
-import type { EventItem } from './streams.js';
 
 /**
  * One endpoint as a group serves it: its path under the group (the group's prefix included), its
@@ -55,117 +53,59 @@ export abstract class RouteGroup {
   }
 
   /** Registers an endpoint; returns `this` for chaining. */
-  api<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
-    options: EndpointOptions<R, P> & { events: S },
-    handler: StreamHandler<InferInput<R, P>, EventItem<S>>,
-  ): this;
-  api<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
-    options: EndpointOptions<R, P> & { lines: S },
-    handler: StreamHandler<InferInput<R, P>, z.input<S>>,
-  ): this;
-  api<const R extends string, P extends ParamsShape = {}>(
-    options: PlainOptions<EndpointOptions<R, P>>,
-    handler: Handler<InferInput<R, P>>,
+  api<const R extends string, P extends ParamsShape = {}, O extends EndpointOptions<R, P> = EndpointOptions<R, P>>(
+    options: O & EndpointOptions<R, P>,
+    handler: HandlerFor<O, InferInput<R, P>>,
   ): this;
   api(options: EndpointOptions, handler: Handler): this {
     return this.include(defineEndpoint(options, handler));
   }
 
   get<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  get<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
+  get<const R extends string, P extends ParamsShape = {}, O extends RouteOptions<P> = RouteOptions<P>>(
     route: R,
-    options: RouteOptions<P> & { events: S },
-    handler: StreamHandler<InferInput<R, P>, EventItem<S>>,
-  ): this;
-  get<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
-    route: R,
-    options: RouteOptions<P> & { lines: S },
-    handler: StreamHandler<InferInput<R, P>, z.input<S>>,
-  ): this;
-  get<const R extends string, P extends ParamsShape = {}>(
-    route: R,
-    options: PlainOptions<RouteOptions<P>>,
-    handler: Handler<InferInput<R, P>>,
+    options: O & RouteOptions<P>,
+    handler: HandlerFor<O, InferInput<R, P>>,
   ): this;
   get(...args: unknown[]): this {
     return this.shorthand('GET', args);
   }
 
   post<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  post<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
+  post<const R extends string, P extends ParamsShape = {}, O extends RouteOptions<P> = RouteOptions<P>>(
     route: R,
-    options: RouteOptions<P> & { events: S },
-    handler: StreamHandler<InferInput<R, P>, EventItem<S>>,
-  ): this;
-  post<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
-    route: R,
-    options: RouteOptions<P> & { lines: S },
-    handler: StreamHandler<InferInput<R, P>, z.input<S>>,
-  ): this;
-  post<const R extends string, P extends ParamsShape = {}>(
-    route: R,
-    options: PlainOptions<RouteOptions<P>>,
-    handler: Handler<InferInput<R, P>>,
+    options: O & RouteOptions<P>,
+    handler: HandlerFor<O, InferInput<R, P>>,
   ): this;
   post(...args: unknown[]): this {
     return this.shorthand('POST', args);
   }
 
   put<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  put<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
+  put<const R extends string, P extends ParamsShape = {}, O extends RouteOptions<P> = RouteOptions<P>>(
     route: R,
-    options: RouteOptions<P> & { events: S },
-    handler: StreamHandler<InferInput<R, P>, EventItem<S>>,
-  ): this;
-  put<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
-    route: R,
-    options: RouteOptions<P> & { lines: S },
-    handler: StreamHandler<InferInput<R, P>, z.input<S>>,
-  ): this;
-  put<const R extends string, P extends ParamsShape = {}>(
-    route: R,
-    options: PlainOptions<RouteOptions<P>>,
-    handler: Handler<InferInput<R, P>>,
+    options: O & RouteOptions<P>,
+    handler: HandlerFor<O, InferInput<R, P>>,
   ): this;
   put(...args: unknown[]): this {
     return this.shorthand('PUT', args);
   }
 
   patch<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  patch<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
+  patch<const R extends string, P extends ParamsShape = {}, O extends RouteOptions<P> = RouteOptions<P>>(
     route: R,
-    options: RouteOptions<P> & { events: S },
-    handler: StreamHandler<InferInput<R, P>, EventItem<S>>,
-  ): this;
-  patch<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
-    route: R,
-    options: RouteOptions<P> & { lines: S },
-    handler: StreamHandler<InferInput<R, P>, z.input<S>>,
-  ): this;
-  patch<const R extends string, P extends ParamsShape = {}>(
-    route: R,
-    options: PlainOptions<RouteOptions<P>>,
-    handler: Handler<InferInput<R, P>>,
+    options: O & RouteOptions<P>,
+    handler: HandlerFor<O, InferInput<R, P>>,
   ): this;
   patch(...args: unknown[]): this {
     return this.shorthand('PATCH', args);
   }
 
   delete<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  delete<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
+  delete<const R extends string, P extends ParamsShape = {}, O extends RouteOptions<P> = RouteOptions<P>>(
     route: R,
-    options: RouteOptions<P> & { events: S },
-    handler: StreamHandler<InferInput<R, P>, EventItem<S>>,
-  ): this;
-  delete<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
-    route: R,
-    options: RouteOptions<P> & { lines: S },
-    handler: StreamHandler<InferInput<R, P>, z.input<S>>,
-  ): this;
-  delete<const R extends string, P extends ParamsShape = {}>(
-    route: R,
-    options: PlainOptions<RouteOptions<P>>,
-    handler: Handler<InferInput<R, P>>,
+    options: O & RouteOptions<P>,
+    handler: HandlerFor<O, InferInput<R, P>>,
   ): this;
   delete(...args: unknown[]): this {
     return this.shorthand('DELETE', args);

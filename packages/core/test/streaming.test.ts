@@ -309,8 +309,8 @@ describe('event streams and JSON Lines', () => {
 describe('streaming endpoints: registration, HEAD and the document', () => {
   it('refuses options that cannot work together, at registration', () => {
     const app = new API({ logger: false });
-    expect(() => app.get('/both', { events: Tick, lines: Tick } as never, () => [])).toThrow(/either events or lines/);
-    expect(() => app.get('/model', { events: Tick, response: Tick } as never, () => [])).toThrow(/drop response/);
+    expect(() => app.get('/both', { events: Tick, lines: Tick } as never, (() => []) as never)).toThrow(/either events or lines/);
+    expect(() => app.get('/model', { events: Tick, response: Tick } as never, (() => []) as never)).toThrow(/drop response/);
     expect(() => app.get('/ping', { events: Tick, ping: -1 }, () => [])).toThrow(/ping is a number of seconds/);
     expect(() => new API({ openapiVersion: '3.0.0' as never })).toThrow(/openapiVersion/);
   });
