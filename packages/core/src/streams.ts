@@ -70,6 +70,7 @@ export interface StreamSpec {
   /** Seconds; events only. */
   ping: number;
   label: string;
+  statusCode: number;
 }
 
 const EMPTY: AsyncIterable<string> = { [Symbol.asyncIterator]: () => ({ next: async () => ({ done: true, value: undefined }) }) };
@@ -82,14 +83,20 @@ const PING = ': ping\n\n';
  * other endpoints): a returned `Response` is sent as given, anything else streamed item by item.
  */
 export function compileStreamResult(
-  options: { events?: z.ZodType; lines?: z.ZodType; ping?: number },
+  options: { events?: z.ZodType; lines?: z.ZodType; ping?: number; statusCode?: number },
   label: string,
 ): ((result: unknown, request: Request) => Promise<Response>) | undefined {
   checkStreamOptions(options, label);
   const schema = options.events ?? options.lines;
   if (schema === undefined) return undefined;
   const ping = options.ping ?? DEFAULT_PING;
-  const toStream = compileStream({ kind: options.events !== undefined ? 'events' : 'lines', schema, ping, label });
+  const toStream = compileStream({
+    kind: options.events !== undefined ? 'events' : 'lines',
+    schema,
+    ping,
+    label,
+    statusCode: options.statusCode ?? 200,
+  });
   return async (result, request) => {
     const value = isPromiseLike(result) ? await result : result;
     if (value instanceof Response) return value;
@@ -145,13 +152,13 @@ export function compileStream(spec: StreamSpec): (result: unknown, request: Requ
     if (request.method === 'HEAD') {
       // No body will be read: close the producer before it starts rather than leave it suspended.
       await source.return?.();
-      return new StreamingResponse(EMPTY, { mediaType, headers });
+      return new StreamingResponse(EMPTY, { mediaType, headers, statusCode: spec.statusCode });
     }
     const stream = new ItemStream(source, encode, request, spec.kind, pingMs);
     // An error before the first item is an ordinary error response, so wait for it (events: at
     // most until the first ping is due, then the stream starts with the ping).
     await stream.prime();
-    return new StreamingResponse(stream, { mediaType, headers });
+    return new StreamingResponse(stream, { mediaType, headers, statusCode: spec.statusCode });
   };
 }
 

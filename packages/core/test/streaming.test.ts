@@ -43,6 +43,7 @@ function build() {
     yield { n: 2 };
   });
   app.get('/array', { lines: z.string() }, () => ['a', 'b']);
+  app.get('/created', { lines: z.int(), statusCode: 201 }, () => [1]);
   app.get('/live', { events: Tick }, async function* () {
     yield { n: 0 };
     await state.live.opened;
@@ -156,6 +157,8 @@ describe('event streams and JSON Lines', () => {
     expect(res.headers['cache-control']).toBe('no-cache');
     expect(res.body).toBe('{"n":1}\n{"n":2}\n');
     expect((await client.get('/array')).body).toBe('"a"\n"b"\n');
+    const created = await client.get('/created');
+    expect([created.status, created.body]).toEqual([201, '1\n']);
   });
 
   it('delivers an item before the generator goes on (TestClient)', async () => {
