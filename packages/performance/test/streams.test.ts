@@ -3,6 +3,7 @@
  * goes away mid-stream closes the generator at once, and its `finally` gives the connection back
  * (a pool of one would otherwise leave every later request waiting for a 503).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { API, z } from '@fnapi/core';
 import { TestClient } from '@fnapi/core/testing';
 import { DATABASE_URL, serviceAvailable } from '@fnapi/test-support';
@@ -31,6 +32,8 @@ describe.skipIf(!available)('a stream holding a pool connection', () => {
         for (let n = 0; limit === undefined || n < limit; n++) {
           const { rows } = await connection.query<{ n: number }>('select $1::int as n', [n]);
           yield rows[0]!;
+          // Paced as a live export is; the wait honours the signal, so a cut ends it at once.
+          await sleep(20, undefined, { signal: request.signal }).catch(() => undefined);
         }
       } finally {
         connection.release();
@@ -55,7 +58,8 @@ describe.skipIf(!available)('a stream holding a pool connection', () => {
     stream.close();
     await until(() => closed.length === 1, 5000, 'the generator to close');
     expect(closed[0]!.aborted).toBe(true);
-    expect(closed[0]!.at - cut).toBeLessThan(100);
+    // 100 ms in core's tests; here a query may be in flight at the cut and must come back first.
+    expect(closed[0]!.at - cut).toBeLessThan(500);
     expect(pool.stats()).toMatchObject({ inUse: 0, idle: 1, size: 1 });
     // The one backend is idle again (not left mid-query or in a transaction).
     await until(async () => (await backends(db, name)).every((b) => b.state === 'idle'), 5000, 'an idle backend');
