@@ -46,6 +46,21 @@ export class TestClient {
   }
 
   async request(method: string, path: string, options: TestRequestOptions = {}): Promise<TestResponse> {
+    const response = await this.send(method, path, options);
+    const text = await response.body.text();
+    return { status: response.statusCode, headers: headersOf(response), body: text, json: <T>() => JSON.parse(text) as T };
+  }
+
+  /**
+   * Sends a request and returns as soon as the headers arrive, with the body still streaming:
+   * read it chunk by chunk, as server-sent events (`events()`) or as JSON Lines (`lines()`).
+   */
+  async stream(path: string, options: TestRequestOptions & { method?: string } = {}): Promise<TestStream> {
+    const response = await this.send(options.method ?? 'GET', path, options);
+    return new TestStream(response.statusCode, headersOf(response), response.body);
+  }
+
+  private send(method: string, path: string, options: TestRequestOptions) {
     const headers: Record<string, string | string[]> = { ...options.headers };
     let body: string | Uint8Array | undefined = options.body;
     if (options.json !== undefined) {
@@ -60,34 +75,7 @@ export class TestClient {
       }
       target += `${path.includes('?') ? '&' : '?'}${search}`;
     }
-    const response = await this.pool.request({
-      method: method.toUpperCase() as 'GET',
-      path: target,
-      headers,
-      body,
-      signal: options.signal,
-    });
-    const text = await response.body.text();
-    const out: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) out[name] = value;
-    return { status: response.statusCode, headers: out, body: text, json: <T>() => JSON.parse(text) as T };
-  }
-
-  /**
-   * Sends a request and returns as soon as the headers arrive, with the body still streaming:
-   * read it chunk by chunk, as server-sent events (`events()`) or as JSON Lines (`lines()`).
-   */
-  async stream(path: string, options: TestRequestOptions & { method?: string } = {}): Promise<TestStream> {
-    const response = await this.pool.request({
-      method: (options.method ?? 'GET').toUpperCase() as 'GET',
-      path,
-      headers: options.headers,
-      body: options.body,
-      signal: options.signal,
-    });
-    const out: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) out[name] = value;
-    return new TestStream(response.statusCode, out, response.body);
+    return this.pool.request({ method: method.toUpperCase() as 'GET', path: target, headers, body, signal: options.signal });
   }
 
   get(path: string, options?: TestRequestOptions) {
@@ -116,6 +104,12 @@ export class TestClient {
     await this.pool.close();
     await this.server.close();
   }
+}
+
+function headersOf(response: { headers: Record<string, string | string[] | undefined> }): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) out[name] = value;
+  return out;
 }
 
 /** One server-sent event as a client sees it. */

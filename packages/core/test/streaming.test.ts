@@ -119,7 +119,7 @@ describe('event streams and JSON Lines', () => {
   afterAll(() => client.close());
 
   it('sends each item as an event, parsed through the schema (unknown keys dropped)', async () => {
-    const res = await client.get('/ticks?count=3');
+    const res = await client.get('/ticks', { query: { count: 3 } });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/event-stream');
     expect(res.headers['cache-control']).toBe('no-cache');
@@ -162,7 +162,7 @@ describe('event streams and JSON Lines', () => {
   });
 
   it('delivers an item before the generator goes on (TestClient)', async () => {
-    const stream = await client.stream('/live');
+    const stream = await client.stream('/live', { query: { unused: 1 } });
     expect(stream.status).toBe(200);
     const events = stream.events();
     expect((await events.next()).value?.data).toBe('{"n":0}');
