@@ -316,7 +316,10 @@ class ItemStream implements AsyncIterableIterator<string> {
     const problem = await errorResponse(error, request);
     if (this.kind === 'lines') throw new StreamInterrupted(error);
     this.finished = true;
-    return { done: false, value: `event: error\ndata: ${problem.render() ?? 'null'}\n\n` };
+    // A plugin's own error answer may span lines: each becomes a data line, as the format wants.
+    const rendered = problem.render() ?? 'null';
+    const data = (typeof rendered === 'string' ? rendered : Buffer.from(rendered).toString('utf8')).split(/\r\n|\r|\n/);
+    return { done: false, value: `event: error\n${data.map((line) => `data: ${line}`).join('\n')}\n\n` };
   }
 
   /** Ends the stream and closes the producer (its `finally` blocks run once it is suspended). */
