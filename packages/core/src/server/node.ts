@@ -182,12 +182,18 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
         streaming.delete(request);
         finished();
       };
-      pipeStream(res, out.stream as AsyncIterable<string | Uint8Array>).then(done, (error: unknown) => {
-        // A stream interrupted on purpose was logged where it failed; cutting it off is its ending.
-        if (!(error instanceof StreamInterrupted)) app.logger.error({ err: error }, 'response stream failed');
-        res.destroy();
-        done();
-      });
+      writeChunks(res, out.stream).then(
+        () => {
+          if (!res.destroyed) res.end();
+          done();
+        },
+        (error: unknown) => {
+          // A stream interrupted on purpose was logged where it failed; cutting it off is its ending.
+          if (!(error instanceof StreamInterrupted)) app.logger.error({ err: error }, 'response stream failed');
+          res.destroy();
+          done();
+        },
+      );
       return;
     }
     res.end(request.method === 'HEAD' ? undefined : (out.body ?? undefined));
@@ -310,10 +316,4 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
   }
 
   return { url, port: address.port, host, server, close: () => shutdown(false) };
-}
-
-async function pipeStream(res: ServerResponse, source: AsyncIterable<string | Uint8Array>): Promise<void> {
-  // writeChunks removes its drain/close listeners after each wait: a long stream waits many times.
-  await writeChunks(res, source);
-  res.end();
 }
