@@ -1,40 +1,20 @@
-import { createServer, type Server } from 'node:http';
 import { HttpRequest, HttpResponse } from '@azure/functions';
-import * as functions from '@google-cloud/functions-framework';
-import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AzureFunctionAdapter } from '../src/azure.js';
-import { CloudFunctionAdapter } from '../src/cloud-function.js';
 import { NetlifyAdapter } from '../src/netlify.js';
-import { VercelAdapter } from '../src/vercel.js';
 import { createMatrixApp, STREAM_CHUNKS } from './fixtures/app.js';
-import { close, listen } from './support/http.js';
+import { HTTP_ADAPTERS, serveDuringTests } from './support/http.js';
 
 // A streamed answer reaches the client as it is produced (the first chunk arrives while the
 // producer is still held), and a client that goes away stops the producer without crashing anything.
 
-describe.each([
-  {
-    name: 'CloudFunctionAdapter',
-    server: (handle: ReturnType<typeof createMatrixApp>['app']) => {
-      functions.http('streaming', new CloudFunctionAdapter(handle).handle as unknown as functions.HttpFunction);
-      return getTestServer('streaming');
-    },
-  },
-  { name: 'VercelAdapter', server: (app: ReturnType<typeof createMatrixApp>['app']) => createServer(new VercelAdapter(app).handle) },
-])('$name over HTTP', ({ server: make }) => {
+describe.each(HTTP_ADAPTERS)('$name over HTTP', ({ server: make }) => {
   const { app, gates } = createMatrixApp();
-  let server: Server;
-  let base: string;
-  beforeAll(async () => {
-    server = make(app);
-    base = await listen(server);
-  });
-  afterAll(() => close(server));
+  const served = serveDuringTests(() => make(app));
 
   it('delivers the first chunk before the producer goes on', async () => {
-    const response = await request(`${base}/stream?gate=live`);
+    const response = await request(`${served.base()}/stream?gate=live`);
     expect(response.statusCode).toBe(200);
     expect(response.headers['set-cookie']).toBe('streamed=yes; Path=/');
     const iterator = response.body[Symbol.asyncIterator]();
@@ -48,20 +28,20 @@ describe.each([
   });
 
   it('stops the producer when the client disconnects, and keeps serving', async () => {
-    const response = await request(`${base}/stream?gate=cut`);
+    const response = await request(`${served.base()}/stream?gate=cut`);
     const iterator = response.body[Symbol.asyncIterator]();
     await iterator.next();
     response.body.destroy();
     await new Promise((resolve) => setTimeout(resolve, 50));
     gates.release('cut');
     expect(await gates.closed('cut')).toBe('stopped');
-    const again = await request(`${base}/items/1`);
+    const again = await request(`${served.base()}/items/1`);
     expect(again.statusCode).toBe(200);
     await again.body.text();
   });
 
   it('pushes a large stream through with backpressure, intact and in order', async () => {
-    const response = await request(`${base}/stream?chunks=2000`);
+    const response = await request(`${served.base()}/stream?chunks=2000`);
     const body = Buffer.from(await response.body.arrayBuffer());
     expect(body.byteLength).toBe(2000 * 1024);
     for (const i of [0, 999, 1999]) expect(body.subarray(i * 1024, i * 1024 + 4).toString()).toBe(String(i).padStart(4, '0'));

@@ -1,4 +1,4 @@
-import type { DocumentInfo } from '@fnapi/openapi';
+import type { DocumentInfo, OpenAPIVersion } from '@fnapi/openapi';
 import { describeParams } from '@fnapi/validation';
 import { compile, type RegisteredEndpoint } from './compile.js';
 import { type DocumentSettings, describeApp, docsBuiltins } from './document.js';
@@ -9,6 +9,7 @@ import { type EventName, PluginManager } from './plugins.js';
 import type { Request } from './request.js';
 import type { Response } from './response.js';
 import { RouteGroup, type RouteEntry } from './route-group.js';
+import { checkStreamOptions } from './streams.js';
 import { pathParamNames, RouteTable } from './route-table.js';
 import type { AppRuntime, ErrorPolicy, ValidationErrorFormat } from './runtime.js';
 import { handleFetch } from './server/fetch.js';
@@ -67,6 +68,8 @@ export interface APIOptions {
    * `false` none (default), `true` every hop, a number of hops, or addresses and CIDR ranges.
    */
   trustProxy?: TrustProxy;
+  /** The OpenAPI version of the document: `'3.1.0'` (default) or `'3.2.0'` (stream items as `itemSchema`). */
+  openapiVersion?: OpenAPIVersion;
 }
 
 export interface RouteInfo {
@@ -122,6 +125,9 @@ export class API extends RouteGroup implements Runtime {
     this.openapiUrl = options.openapiUrl === undefined ? '/openapi.json' : options.openapiUrl;
     this.docsUrl = this.openapiUrl === null ? null : options.docsUrl === undefined ? '/docs' : options.docsUrl;
     this.redocUrl = this.openapiUrl === null ? null : options.redocUrl === undefined ? '/redoc' : options.redocUrl;
+    if (options.openapiVersion !== undefined && options.openapiVersion !== '3.1.0' && options.openapiVersion !== '3.2.0') {
+      throw new Error(`openapiVersion is '3.1.0' or '3.2.0', got ${JSON.stringify(options.openapiVersion)}`);
+    }
     this.debug = options.debug ?? false;
     this.bodyLimit = options.bodyLimit ?? 1024 * 1024;
     this.limits = Object.freeze({
@@ -231,7 +237,7 @@ export class API extends RouteGroup implements Runtime {
     return inject(this, typeof options === 'string' ? { url: options } : options);
   }
 
-  /** The OpenAPI 3.1 document (built on first use, again after routes change). */
+  /** The OpenAPI document, 3.1 or as `openapiVersion` says (built on first use, again after routes change). */
   openapi(): Record<string, unknown> {
     this.compiled();
     return (this.document ??= describeApp(this.documentSettings(), this.registry.values(), (problem) =>
@@ -280,6 +286,7 @@ export class API extends RouteGroup implements Runtime {
       docsCdn: this.options.docsCdn,
       validationError: this.options.validationError,
       middleware: this.middleware,
+      openapiVersion: this.options.openapiVersion,
       info: {
         servers: this.options.servers,
         contact: this.options.contact,
@@ -302,6 +309,7 @@ export class API extends RouteGroup implements Runtime {
       const where = `${entry.method} ${entry.path}`;
       const pathParams = pathParamNames(entry.path);
       const { options, name } = entry.definition;
+      checkStreamOptions(options, where);
       try {
         describeParams({ method: entry.method, pathParams, params: options.params });
       } catch (error) {

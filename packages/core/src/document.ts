@@ -1,9 +1,17 @@
-import { buildDocument, type DocumentInfo, docsRoutes, type OperationDescription, type SchemaProblem } from '@fnapi/openapi';
+import {
+  buildDocument,
+  type DocumentInfo,
+  docsRoutes,
+  type OpenAPIVersion,
+  type OperationDescription,
+  type SchemaProblem,
+} from '@fnapi/openapi';
 import type { BuiltinRoute, RegisteredEndpoint } from './compile.js';
 import { handlerMetadata } from './endpoint.js';
 import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from './http.js';
 import type { Middleware } from './pipeline.js';
 import { Response } from './response.js';
+import { streamOf } from './streams.js';
 import type { ValidationErrorFormat } from './runtime.js';
 import { operationResponses } from './statuses.js';
 
@@ -18,6 +26,7 @@ export interface DocumentSettings {
   validationError: ValidationErrorFormat | undefined;
   /** The app's middleware (their `responses` are documented on every operation). */
   middleware: readonly Middleware[];
+  openapiVersion: OpenAPIVersion | undefined;
   /** The rest of the document's `info` and top level: servers, contact, license, terms, tag descriptions. */
   info: Pick<DocumentInfo, 'servers' | 'contact' | 'license' | 'termsOfService' | 'tags'>;
 }
@@ -44,6 +53,7 @@ function operationOf(endpoint: RegisteredEndpoint, settings: DocumentSettings): 
     security: [...(options.security ?? []), ...(metadata?.security ?? [])],
     securityAlternatives: metadata?.securityAlternatives,
     responses: operationResponses(endpoint, { middleware, validationErrorSchema: settings.validationError?.schema }),
+    stream: streamOf(options),
   };
 }
 
@@ -64,6 +74,7 @@ export function describeApp(
     {
       http: { reasonPhrase, statusHasBody, jsonMediaType: JSON_TYPE, problemMediaType: PROBLEM_JSON },
       onSchemaProblem,
+      openapiVersion: settings.openapiVersion,
     },
   );
 }

@@ -2,6 +2,7 @@ import type { InferInput, ParamsShape, z } from '@fnapi/validation';
 import type { SecurityRequirement } from '@fnapi/openapi';
 import type { Request } from './request.js';
 import type { Response } from './response.js';
+import type { EventItem, StreamResult } from './streams.js';
 
 export type HTTPMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | (string & {});
 
@@ -33,6 +34,12 @@ export interface EndpointOptions<R extends string = string, P extends ParamsShap
    * `HTTPError` of such a status is documented with the problem body unless `schema` is given.
    */
   responses?: Record<number, DeclaredResponse>;
+  /** The handler yields these, sent as server-sent events (`text/event-stream`). */
+  events?: z.ZodType;
+  /** The handler yields these, sent as JSON Lines (`application/jsonl`). */
+  lines?: z.ZodType;
+  /** Seconds without an event before an event stream sends `: ping`; default 15, 0 turns it off. */
+  ping?: number;
 }
 
 /** One declared answer: its description, or the description with a body schema and headers. */
@@ -64,6 +71,18 @@ export type HandlerResult<S extends z.ZodType> = ReturnedBody<z.input<S>> | Prom
 // A row with keys the model lacks passes (they are dropped at run time); only a fresh object literal
 // with unknown keys is refused, as in any assignment.
 type ReturnedBody<T> = T | readonly [T, number] | Response | globalThis.Response;
+
+/** The handler of an `events`/`lines` endpoint: it returns (or is) an iterable of items of type `T`. */
+export type StreamHandler<I, T> = (input: I, request: Request) => StreamResult<T>;
+
+/** The handler an endpoint's options call for: with `events`/`lines`, one whose items are checked. */
+export type HandlerFor<O, I> = O extends { events: infer S extends z.ZodType }
+  ? StreamHandler<I, EventItem<S>>
+  : O extends { lines: infer S extends z.ZodType }
+    ? StreamHandler<I, z.input<S>>
+    : O extends { response: infer S extends z.ZodType }
+      ? Handler<I, HandlerResult<S>>
+      : Handler<I>;
 
 /**
  * Runs before the request's body is read and its parameters bound (the auth functions are guards):

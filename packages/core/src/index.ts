@@ -17,6 +17,8 @@ export {
   type HandlerResult,
   type HTTPMethod,
   type RouteOptions,
+  type StreamHandler,
+  type HandlerFor,
 } from './endpoint.js';
 export type { TrustProxy } from './edge.js';
 export { Request, type AuthInfo, type ClientInfo, type RequestInit } from './request.js';
@@ -49,6 +51,17 @@ export {
   type PreRequestHook,
 } from './plugins.js';
 export { ResponseValidationError } from './invoke.js';
+export {
+  sseEvent,
+  ItemValidationError,
+  StreamInterrupted,
+  EVENT_STREAM_TYPE,
+  JSON_LINES_TYPE,
+  type EventItem,
+  type SSEEvent,
+  type SSEEventInit,
+  type StreamResult,
+} from './streams.js';
 export { defaultLogger, silentLogger, type Logger } from './logger.js';
 export { errorResponse, type ErrorResponseOptions } from './runtime.js';
 export {

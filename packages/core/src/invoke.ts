@@ -5,6 +5,7 @@ import { GatewayTimeoutError, RequestValidationError, UnsupportedMediaTypeError 
 import type { MaybePromise, Step } from './pipeline.js';
 import type { Request } from './request.js';
 import { fromWebResponse, isWebResponse, JSONResponse, Response } from './response.js';
+import { compileStreamResult } from './streams.js';
 
 /** Runs an endpoint's guards in order, before anything of the request is read. */
 async function runGuards(guards: readonly Guard[], request: Request): Promise<void> {
@@ -108,8 +109,10 @@ export function compileInvoker(method: string, path: string, pathParams: string[
     return response;
   };
 
+  const streamed = compileStreamResult(options, label);
   const callHandler = (input: Record<string, unknown>, request: Request): MaybePromise<Response> => {
     const result: unknown = handler(input, request);
+    if (streamed !== undefined) return streamed(result, request);
     return isPromiseLike(result) ? Promise.resolve(result).then(toResponse) : toResponse(result);
   };
   const bindAndCall = (request: Request, body: unknown): MaybePromise<Response> => {

@@ -190,6 +190,11 @@ export class Request {
     return this._logger;
   }
 
+  /** The reconnecting event-stream client's `Last-Event-ID` header, if sent. */
+  get lastEventId(): string | undefined {
+    return this.headers.get('last-event-id') ?? undefined;
+  }
+
   get state(): Record<string, unknown> {
     return (this._state ??= {});
   }

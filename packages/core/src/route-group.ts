@@ -5,8 +5,8 @@ import {
   type EndpointDefinition,
   type EndpointOptions,
   type Handler,
-  type HandlerResult,
   isEndpointDefinition,
+  type HandlerFor,
   type RouteOptions,
 } from './endpoint.js';
 import { assertMiddleware, type Middleware } from './pipeline.js';
@@ -53,58 +53,59 @@ export abstract class RouteGroup {
   }
 
   /** Registers an endpoint; returns `this` for chaining. */
-  api<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
-    options: EndpointOptions<R, P, S>,
-    handler: Handler<InferInput<R, P>, HandlerResult<S>>,
-  ): this {
-    return this.include(defineEndpoint(options, handler as Handler));
+  api<const R extends string, P extends ParamsShape = {}, O extends EndpointOptions<R, P> = EndpointOptions<R, P>>(
+    options: O & EndpointOptions<R, P>,
+    handler: HandlerFor<O, InferInput<R, P>>,
+  ): this;
+  api(options: EndpointOptions, handler: Handler): this {
+    return this.include(defineEndpoint(options, handler));
   }
 
   get<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  get<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
+  get<const R extends string, P extends ParamsShape = {}, O extends RouteOptions<P> = RouteOptions<P>>(
     route: R,
-    options: RouteOptions<P, S>,
-    handler: Handler<InferInput<R, P>, HandlerResult<S>>,
+    options: O & RouteOptions<P>,
+    handler: HandlerFor<O, InferInput<R, P>>,
   ): this;
   get(...args: unknown[]): this {
     return this.shorthand('GET', args);
   }
 
   post<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  post<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
+  post<const R extends string, P extends ParamsShape = {}, O extends RouteOptions<P> = RouteOptions<P>>(
     route: R,
-    options: RouteOptions<P, S>,
-    handler: Handler<InferInput<R, P>, HandlerResult<S>>,
+    options: O & RouteOptions<P>,
+    handler: HandlerFor<O, InferInput<R, P>>,
   ): this;
   post(...args: unknown[]): this {
     return this.shorthand('POST', args);
   }
 
   put<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  put<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
+  put<const R extends string, P extends ParamsShape = {}, O extends RouteOptions<P> = RouteOptions<P>>(
     route: R,
-    options: RouteOptions<P, S>,
-    handler: Handler<InferInput<R, P>, HandlerResult<S>>,
+    options: O & RouteOptions<P>,
+    handler: HandlerFor<O, InferInput<R, P>>,
   ): this;
   put(...args: unknown[]): this {
     return this.shorthand('PUT', args);
   }
 
   patch<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  patch<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
+  patch<const R extends string, P extends ParamsShape = {}, O extends RouteOptions<P> = RouteOptions<P>>(
     route: R,
-    options: RouteOptions<P, S>,
-    handler: Handler<InferInput<R, P>, HandlerResult<S>>,
+    options: O & RouteOptions<P>,
+    handler: HandlerFor<O, InferInput<R, P>>,
   ): this;
   patch(...args: unknown[]): this {
     return this.shorthand('PATCH', args);
   }
 
   delete<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  delete<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
+  delete<const R extends string, P extends ParamsShape = {}, O extends RouteOptions<P> = RouteOptions<P>>(
     route: R,
-    options: RouteOptions<P, S>,
-    handler: Handler<InferInput<R, P>, HandlerResult<S>>,
+    options: O & RouteOptions<P>,
+    handler: HandlerFor<O, InferInput<R, P>>,
   ): this;
   delete(...args: unknown[]): this {
     return this.shorthand('DELETE', args);

@@ -4,6 +4,7 @@ import type { RegisteredEndpoint } from './compile.js';
 import { type DeclaredResponse, handlerMetadata } from './endpoint.js';
 import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from './http.js';
 import type { Middleware } from './pipeline.js';
+import { streamOf } from './streams.js';
 
 /** What decides an operation's statuses besides the endpoint itself. */
 export interface StatusContext {
@@ -77,7 +78,12 @@ export function operationResponses(endpoint: RegisteredEndpoint, context: Status
       description: reasonPhrase(status),
       ...(statusHasBody(status) ? { content: { mediaType: JSON_TYPE, ...(schema ? { schema } : {}) } } : {}),
     });
-  if (options.statusCode !== undefined) success(options.statusCode, options.response);
+  const stream = streamOf(options);
+  if (stream) {
+    // A stream's body is documented by its item schema (the document places it as `itemSchema`).
+    const status = options.statusCode ?? 200;
+    add({ status, description: reasonPhrase(status), content: { mediaType: stream.mediaType, schema: stream.item } });
+  } else if (options.statusCode !== undefined) success(options.statusCode, options.response);
   else {
     success(200, options.response);
     // A handler returning nothing answers 204 when no status is set; without a model it may do either.

@@ -46,6 +46,21 @@ export class TestClient {
   }
 
   async request(method: string, path: string, options: TestRequestOptions = {}): Promise<TestResponse> {
+    const response = await this.send(method, path, options);
+    const text = await response.body.text();
+    return { status: response.statusCode, headers: headersOf(response), body: text, json: <T>() => JSON.parse(text) as T };
+  }
+
+  /**
+   * Sends a request and returns as soon as the headers arrive, with the body still streaming:
+   * read it chunk by chunk, as server-sent events (`events()`) or as JSON Lines (`lines()`).
+   */
+  async stream(path: string, options: TestRequestOptions & { method?: string } = {}): Promise<TestStream> {
+    const response = await this.send(options.method ?? 'GET', path, options);
+    return new TestStream(response.statusCode, headersOf(response), response.body);
+  }
+
+  private send(method: string, path: string, options: TestRequestOptions) {
     const headers: Record<string, string | string[]> = { ...options.headers };
     let body: string | Uint8Array | undefined = options.body;
     if (options.json !== undefined) {
@@ -60,17 +75,7 @@ export class TestClient {
       }
       target += `${path.includes('?') ? '&' : '?'}${search}`;
     }
-    const response = await this.pool.request({
-      method: method.toUpperCase() as 'GET',
-      path: target,
-      headers,
-      body,
-      signal: options.signal,
-    });
-    const text = await response.body.text();
-    const out: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) out[name] = value;
-    return { status: response.statusCode, headers: out, body: text, json: <T>() => JSON.parse(text) as T };
+    return this.pool.request({ method: method.toUpperCase() as 'GET', path: target, headers, body, signal: options.signal });
   }
 
   get(path: string, options?: TestRequestOptions) {
@@ -99,4 +104,91 @@ export class TestClient {
     await this.pool.close();
     await this.server.close();
   }
+}
+
+function headersOf(response: { headers: Record<string, string | string[] | undefined> }): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) out[name] = value;
+  return out;
+}
+
+/** One server-sent event as a client sees it. */
+export interface ReceivedEvent {
+  event: string;
+  data: string;
+  id: string | undefined;
+  retry: number | undefined;
+}
+
+/** A response whose body is read as it arrives (`TestClient.stream`). */
+export class TestStream {
+  private readonly decoder = new TextDecoder();
+  private readonly iterator: AsyncIterator<Uint8Array>;
+  constructor(
+    readonly status: number,
+    readonly headers: Record<string, string | string[]>,
+    private readonly body: AsyncIterable<Uint8Array> & { destroy(error?: Error): unknown },
+  ) {
+    this.iterator = body[Symbol.asyncIterator]();
+  }
+
+  /** The next chunk of text as received; undefined at the end. */
+  async chunk(): Promise<string | undefined> {
+    const next = await this.iterator.next();
+    return next.done ? undefined : this.decoder.decode(next.value, { stream: true });
+  }
+
+  /** The body's events (comments such as `: ping` are skipped). */
+  async *events(): AsyncGenerator<ReceivedEvent> {
+    let buffer = '';
+    for (let text = await this.chunk(); text !== undefined; text = await this.chunk()) {
+      buffer += text.replace(/\r\n?/g, '\n');
+      for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = parseEvent(block);
+        if (event) yield event;
+      }
+    }
+  }
+
+  /** The body's JSON Lines, parsed. */
+  async *lines(): AsyncGenerator<unknown> {
+    let buffer = '';
+    for (let text = await this.chunk(); text !== undefined; text = await this.chunk()) {
+      buffer += text;
+      for (let end = buffer.indexOf('\n'); end !== -1; end = buffer.indexOf('\n')) {
+        const line = buffer.slice(0, end);
+        buffer = buffer.slice(end + 1);
+        if (line.trim() !== '') yield JSON.parse(line);
+      }
+    }
+  }
+
+  /** Goes away: closes the connection without reading the rest. */
+  close(): void {
+    this.body.destroy();
+  }
+}
+
+/** One event block of `text/event-stream`, as the HTML standard parses it; undefined for comments only. */
+export function parseEvent(block: string): ReceivedEvent | undefined {
+  const data: string[] = [];
+  let event = 'message';
+  let id: string | undefined;
+  let retry: number | undefined;
+  let any = false;
+  for (const line of block.split('\n')) {
+    if (line === '' || line.startsWith(':')) continue;
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    any = true;
+    if (field === 'data') data.push(value);
+    else if (field === 'event') event = value;
+    else if (field === 'id') id = value;
+    else if (field === 'retry' && /^\d+$/.test(value)) retry = Number(value);
+  }
+  return any ? { event, data: data.join('\n'), id, retry } : undefined;
 }

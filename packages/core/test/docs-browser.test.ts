@@ -7,21 +7,13 @@
  */
 import type { API } from '@fnapi/core';
 import { TestClient } from '@fnapi/core/testing';
-import { chromiumAvailable, isLoopbackUrl, launchChromium } from '@fnapi/test-support';
-import type { Browser, Page } from 'playwright-core';
+import { chromiumAvailable, isLoopbackUrl, launchChromium, type OpenedPage, openPage } from '@fnapi/test-support';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp as createExampleApp } from '../../../examples/basic/src/app.js';
 import { type Doc, operationKeys } from './support/openapi.js';
 
 const available = chromiumAvailable('the docs pages of the example app');
-
-interface Opened {
-  page: Page;
-  /** Page errors, console errors and failed requests. */
-  problems: string[];
-  /** Every URL the page requested. */
-  requests: string[];
-}
 
 describe.skipIf(!available)('docs pages of the example app in headless Chromium', () => {
   let app: API;
@@ -41,22 +33,13 @@ describe.skipIf(!available)('docs pages of the example app in headless Chromium'
     await client?.close();
   });
 
-  async function open(path: string): Promise<Opened> {
-    const page = await browser.newPage();
-    const problems: string[] = [];
-    const requests: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`pageerror: ${String(error)}`));
-    page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
-    page.on('request', (request) => requests.push(request.url()));
-    const response = await page.goto(`${client.url}${path}`);
-    expect(response?.status()).toBe(200);
-    return { page, problems, requests };
+  async function open(path: string): Promise<OpenedPage> {
+    const opened = await openPage(browser, `${client.url}${path}`);
+    expect(opened.problems).toEqual([]);
+    return opened;
   }
 
-  function expectClean({ problems, requests }: Opened): void {
+  function expectClean({ problems, requests }: OpenedPage): void {
     expect(problems).toEqual([]);
     expect(requests.length).toBeGreaterThan(0);
     expect(requests.filter((url) => !isLoopbackUrl(url))).toEqual([]);

@@ -47,6 +47,11 @@ export interface OperationDescription {
    * operation); rendered as given. Absent: only the success status from `response` and `statusCode`.
    */
   responses?: OperationResponse[];
+  /**
+   * A streamed success body (server-sent events, JSON Lines): its media type and the schema of each
+   * item, documented as `itemSchema` (3.2) or `x-itemSchema` beside a string `schema` (3.1).
+   */
+  stream?: { mediaType: string; item: z.ZodType };
 }
 
 /** One documented answer of an operation: status, description, body and headers. */
@@ -110,4 +115,8 @@ export interface BuildOptions {
   http: HttpFacts;
   /** Told of every schema that could not be documented (the document is built all the same). */
   onSchemaProblem?(problem: SchemaProblem): void;
+  /** The document's `openapi` version; default `'3.1.0'`. */
+  openapiVersion?: OpenAPIVersion;
 }
+
+export type OpenAPIVersion = '3.1.0' | '3.2.0';

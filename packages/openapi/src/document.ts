@@ -3,6 +3,7 @@ import { describeParams, z, type BodyDescriptor, type ParamDescriptor } from '@f
 import type { BuildOptions, DocumentInfo, OperationDescription } from './description.js';
 import { fixParameters, templateParams, tidy } from './document-shape.js';
 import { outputSchemas, renderResponses } from './responses.js';
+import { type ItemStream, placeItemSchemas } from './item-schemas.js';
 import { fallbackJsonSchema, isOptionalSchema, isUnknownTypeError, type SchemaObject } from './schema-fallback.js';
 import { SecuritySchemes } from './security-schemes.js';
 
@@ -28,6 +29,7 @@ class DocumentBuilder {
   private readonly outputs = new Set<AnySchema>();
   /** The request-body copy of each named model that is also an output. */
   private readonly inputCopies = new Map<AnySchema, AnySchema>();
+  private readonly itemStreams: ItemStream[] = [];
 
   constructor(
     private readonly info: DocumentInfo,
@@ -96,6 +98,9 @@ class DocumentBuilder {
     }) as unknown as Record<string, unknown>;
 
     fixParameters(document, requiredByOperation);
+    const version = this.options.openapiVersion ?? '3.1.0';
+    document.openapi = version;
+    placeItemSchemas(document, this.itemStreams, version);
     return tidy(document);
   }
 
@@ -226,6 +231,12 @@ class DocumentBuilder {
       body: (schema, parameter) => this.schemaFor(schema, op, parameter),
       header: (schema, parameter) => this.paramSchema(schema, op, parameter),
     });
+    if (op.stream) {
+      // The success body was generated as the item's schema (so its components are collected); it is
+      // moved to `itemSchema` / `x-itemSchema` once the document is generated.
+      const status = op.responses?.find((answer) => answer.content?.mediaType === op.stream?.mediaType)?.status ?? op.statusCode;
+      this.itemStreams.push({ path: op.path, method, mediaType: op.stream.mediaType, status: String(status) });
+    }
     const requirements = (op.securityAlternatives?.length ? op.securityAlternatives : [[]])
       .map((alternative) => [...(op.security ?? []), ...alternative])
       .filter((alternative) => alternative.length > 0);

@@ -4,6 +4,7 @@ export type {
   BuildOptions,
   DocumentInfo,
   HttpFacts,
+  OpenAPIVersion,
   SchemaProblem,
   OperationDescription,
   OperationResponse,

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { Writable } from 'node:stream';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Under `FNAPI_REQUIRE_SERVICES=1` (CI) a missing service or browser fails instead of skipping. */
 export const REQUIRE_SERVICES = process.env.FNAPI_REQUIRE_SERVICES === '1';
@@ -81,6 +81,30 @@ export function launchChromium(): Promise<Browser> {
   const executablePath = chromiumPath();
   if (!executablePath) throw new Error('Chromium is not installed (apt-get install chromium)');
   return chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+}
+
+/** A page opened in Chromium, with what went wrong in it and every URL it requested. */
+export interface OpenedPage {
+  page: Page;
+  /** Page errors, console errors and failed requests. */
+  problems: string[];
+  requests: string[];
+}
+
+/** Opens `url` in a new page of `browser`, recording its problems and requests from the start. */
+export async function openPage(browser: Browser, url: string): Promise<OpenedPage> {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  const requests: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`pageerror: ${String(error)}`));
+  page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
+  page.on('request', (request) => requests.push(request.url()));
+  const response = await page.goto(url);
+  if (response?.status() !== 200) problems.push(`status ${response?.status()} for ${url}`);
+  return { page, problems, requests };
 }
 
 /** Whether a URL a page requested stayed on this machine (loopback, or inline data). */

@@ -1,4 +1,10 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import type { Runtime } from '@fnapi/core/transport';
+import * as functions from '@google-cloud/functions-framework';
+import { getTestServer } from '@google-cloud/functions-framework/testing';
+import { afterAll, beforeAll } from 'vitest';
+import { CloudFunctionAdapter } from '../../src/cloud-function.js';
+import { VercelAdapter } from '../../src/vercel.js';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { bodyBytes, type MatrixRequest, queryString, requestHeaders } from '../fixtures/events.js';
@@ -29,4 +35,36 @@ export async function listen(server: Server): Promise<string> {
 export async function close(server: Server): Promise<void> {
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+let served = 0;
+
+/** The adapters that answer on a node:http server: each builds that server for an app. */
+export const HTTP_ADAPTERS: { name: string; server: (app: Runtime) => Server }[] = [
+  {
+    name: 'CloudFunctionAdapter',
+    server: (app) => {
+      const name = `fn${++served}`;
+      functions.http(name, new CloudFunctionAdapter(app).handle as unknown as functions.HttpFunction);
+      return getTestServer(name);
+    },
+  },
+  { name: 'VercelAdapter', server: (app) => createServer(new VercelAdapter(app).handle) },
+];
+
+/** Listens with `make()`'s server for the enclosing describe's tests; `base()` is its URL. */
+export function serveDuringTests(make: () => Server): { base(): string } {
+  let server: Server;
+  let base: string | undefined;
+  beforeAll(async () => {
+    server = make();
+    base = await listen(server);
+  });
+  afterAll(() => close(server));
+  return {
+    base: () => {
+      if (base === undefined) throw new Error('not listening yet');
+      return base;
+    },
+  };
 }

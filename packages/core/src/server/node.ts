@@ -5,6 +5,7 @@ import { tooLarge } from '../wire/collect-body.js';
 import { BadRequestError, problemDetails } from '../errors.js';
 import { PROBLEM_JSON, reasonOverride, reasonPhrase } from '../http.js';
 import { Request } from '../request.js';
+import { drainingReason, StreamInterrupted } from '../streams.js';
 import type { Runtime } from '../runtime-contract.js';
 import { startOrRefuse } from '../wire/answer.js';
 import { serialize } from '../wire/serialize.js';
@@ -166,6 +167,8 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
   let draining = false;
   let inFlight = 0;
   let drained: (() => void) | undefined;
+  /** Requests whose answer is being streamed: a drain aborts them so their streams end at once. */
+  const streaming = new Set<NodeRequest>();
 
   const finished = () => {
     inFlight--;
@@ -187,15 +190,21 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       return;
     }
     if (out.stream !== undefined && request.method !== 'HEAD') {
+      streaming.add(request);
+      const done = () => {
+        streaming.delete(request);
+        finished();
+      };
       writeChunks(res, out.stream).then(
         () => {
           if (!res.destroyed) res.end();
-          finished();
+          done();
         },
         (error: unknown) => {
-          app.logger.error({ err: error }, 'response stream failed');
+          // A stream interrupted on purpose was logged where it failed; cutting it off is its ending.
+          if (!(error instanceof StreamInterrupted)) app.logger.error({ err: error }, 'response stream failed');
           res.destroy();
-          finished();
+          done();
         },
       );
       return;
@@ -285,6 +294,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      for (const request of streaming) request.abort(drainingReason());
       if (inFlight > 0) {
         const timeout = limits.shutdownTimeout;
         await new Promise<void>((resolve) => {
