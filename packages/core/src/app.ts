@@ -14,6 +14,7 @@ import { handleFetch } from './server/fetch.js';
 import { inject, type InjectOptions, type InjectResponse } from './server/inject.js';
 import type { RunOptions, RunningServer } from './server/node.js';
 import type { Runtime, RuntimeLimits } from './transport.js';
+import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT } from './uploads/limits.js';
 
 export type { ValidationErrorFormat };
 
@@ -57,6 +58,10 @@ export interface APIOptions {
   keepAliveTimeout?: number;
   /** Milliseconds in-flight requests get to finish on shutdown; default 10 000. */
   shutdownTimeout?: number;
+  /** Largest accepted multipart body (uploads) in bytes; default 100 MiB (413 past it). */
+  uploadLimit?: number;
+  /** Most files accepted in one multipart request; default 10 (413 past it). */
+  maxFiles?: number;
 }
 
 export interface RouteInfo {
@@ -117,6 +122,8 @@ export class API extends RouteGroup implements Runtime {
       requestTimeout: options.requestTimeout ?? 30_000,
       keepAliveTimeout: options.keepAliveTimeout ?? 72_000,
       shutdownTimeout: options.shutdownTimeout ?? 10_000,
+      uploadLimit: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT,
+      maxFiles: options.maxFiles ?? DEFAULT_MAX_FILES,
     });
     this.pluginManager = new PluginManager(this, () => this.logger);
     const app = this;
@@ -127,6 +134,7 @@ export class API extends RouteGroup implements Runtime {
       },
       debug: this.debug,
       validationError: options.validationError,
+      limits: this.limits,
     };
   }
 

@@ -55,5 +55,18 @@ export { serialize, toChunk, toWebStream, type Serialized, type SerializeContext
 export { handleFetch } from './server/fetch.js';
 export { collectBody } from './body.js';
 export type { InjectOptions, InjectResponse } from './server/inject.js';
-export { z, header, cookie, query, body, type ValidationIssue, type InferInput, type ParamsShape } from '@fnapi/validation';
+export {
+  z,
+  header,
+  cookie,
+  query,
+  body,
+  file,
+  form,
+  type ValidationIssue,
+  type InferInput,
+  type ParamsShape,
+  type UploadedFile,
+  type FileOptions,
+} from '@fnapi/validation';
 export type { SecurityRequirement } from '@fnapi/openapi';

@@ -1,9 +1,18 @@
-import { compileBinder, compiledParser, isArrayLikeSchema, type RawInput, type z } from '@fnapi/validation';
+import {
+  compileBinder,
+  compileForm,
+  compiledParser,
+  isArrayLikeSchema,
+  type RawInput,
+  type ValidationIssue,
+  type z,
+} from '@fnapi/validation';
 import { isJsonContentType } from './http.js';
 import { type EndpointDefinition, type Guard, handlerMetadata } from './endpoint.js';
 import { GatewayTimeoutError, RequestValidationError, UnsupportedMediaTypeError } from './errors.js';
 import type { MaybePromise, Step } from './pipeline.js';
 import type { Request } from './request.js';
+import { readForm } from './uploads/read-form.js';
 import { fromWebResponse, isWebResponse, JSONResponse, Response } from './response.js';
 
 /** Runs an endpoint's guards in order, before anything of the request is read. */
@@ -112,9 +121,10 @@ export function compileInvoker(method: string, path: string, pathParams: string[
     const result: unknown = handler(input, request);
     return isPromiseLike(result) ? Promise.resolve(result).then(toResponse) : toResponse(result);
   };
-  const bindAndCall = (request: Request, body: unknown): MaybePromise<Response> => {
+  const bindAndCall = (request: Request, body: unknown, issues?: ValidationIssue[]): MaybePromise<Response> => {
     const bound = binder(new RawView(request, body));
-    if (!bound.ok) throw new RequestValidationError(bound.issues);
+    if (!bound.ok) throw new RequestValidationError(issues ? [...issues, ...bound.issues] : bound.issues);
+    if (issues?.length) throw new RequestValidationError(issues);
     return callHandler(bound.value, request);
   };
   // Sync all the way down when the route reads no body and the handler is sync: no promise at all.
@@ -132,7 +142,11 @@ export function compileInvoker(method: string, path: string, pathParams: string[
         });
     }
   };
-  const unguarded: Step = usesBody
+  // Forms and uploads: read (and spooled) whole before binding, so the handler runs only on a valid form.
+  const form = compileForm(method, params, pathParams);
+  const unguarded: Step = form
+    ? (request) => readForm(request, form).then(({ body, issues }) => bindAndCall(request, body, issues))
+    : usesBody
     ? callWithBody
     : noInput
       ? (request) => callHandler({}, request)

@@ -190,6 +190,27 @@ export class Request {
     return value;
   }
 
+  /**
+   * The body as it arrives, unbuffered and without `bodyLimit`, for readers that enforce limits of
+   * their own (uploads). Internal; read the body once, through this or `bytes()`.
+   */
+  bodyStream(): AsyncIterable<Uint8Array> {
+    return this.openBodyStream();
+  }
+
+  /** Stops reading a body refused part-way (413): the rest is discarded, the connection not reused. Internal. */
+  discardBody(): void {
+    this.onBodyRefused();
+  }
+
+  /**
+   * Runs `fn` once the response has been sent or the client has gone (temporary files of uploads).
+   * False when this transport cannot tell: then nothing of the request may be left on disk. Internal.
+   */
+  onFinished(_fn: () => void): boolean {
+    return false;
+  }
+
   /** True when the request announces or may carry a body. */
   get hasBody(): boolean {
     const length = this.headers.raw['content-length'];
@@ -220,6 +241,12 @@ export class Request {
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
     if (bytes.byteLength > limit) throw tooLarge(limit);
     return bytes;
+  }
+
+  /** The body for `bodyStream()`; servers that stream bodies override this. */
+  protected async *openBodyStream(): AsyncIterable<Uint8Array> {
+    const bytes = await this.readBody(Number.POSITIVE_INFINITY);
+    if (bytes.byteLength > 0) yield bytes;
   }
 
   /** Called when the body is refused before it was read, so a server can close the connection. */

@@ -322,14 +322,9 @@ class DocumentBuilder {
         body.kind === 'whole'
           ? !isOptionalSchema(body.schema)
           : Object.values(body.schema.shape).some((field) => !isOptionalSchema(field as AnySchema));
-      request.body = {
-        required,
-        content: {
-          [this.options.http.jsonMediaType]: {
-            schema: this.schemaFor(body.schema, op, `body${body.kind === 'whole' ? ` ${body.name}` : ''}`) as never,
-          },
-        },
-      };
+      const schema = this.schemaFor(body.schema, op, `body${body.kind === 'whole' ? ` ${body.name}` : ''}`) as never;
+      const mediaTypes = body.mediaTypes ?? [this.options.http.jsonMediaType];
+      request.body = { required, content: Object.fromEntries(mediaTypes.map((type) => [type, { schema }])) };
     }
 
     const responses: Record<string, ResponseConfig> = {};

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { compiledParser } from './compiled.js';
 import { converterFor, defOf, expectation, isArraySchema, isObjectSchema, isOptional, lenient, unwrap } from './convert.js';
 import { isParamSource, type ParamLocation, type ParamSource } from './sources.js';
+import { compileForm } from './uploads.js';
 
 /** A parameter's declaration: a zod schema, or a schema wrapped by `header()`, `cookie()`, `query()`, `body()`. */
 export type ParamSpec = z.ZodType | ParamSource;
@@ -60,8 +61,8 @@ export interface ParamDescriptor {
 
 export type BodyDescriptor =
   | { kind: 'none' }
-  | { kind: 'fields'; schema: z.ZodObject }
-  | { kind: 'whole'; name: string; schema: z.ZodType };
+  | { kind: 'fields'; schema: z.ZodObject; mediaTypes?: readonly string[] }
+  | { kind: 'whole'; name: string; schema: z.ZodType; mediaTypes?: readonly string[] };
 
 // ---------------------------------------------------------------------------------------------
 // Analysis (shared by compileBinder and describeParams)
@@ -237,6 +238,9 @@ export function describeParams(plan: BinderPlan): { params: ParamDescriptor[]; b
     }
   }
   if (Object.keys(bodyFields).length > 0) body = { kind: 'fields', schema: z.object(bodyFields) };
+  // Forms and uploads are described with their own media types rather than JSON.
+  const form = compileForm(plan.method, plan.params, plan.pathParams);
+  if (form !== undefined && body.kind !== 'none') body = { ...body, mediaTypes: form.mediaTypes };
   return { params, body };
 }
 
@@ -383,7 +387,8 @@ const FROM_STRINGS: ReadonlySet<ParamLocation> = new Set(['path', 'query', 'head
  */
 function readable(issue: z.core.$ZodIssue, location: ParamLocation, expected: string | undefined): { message: string; code: string } {
   const input = (issue as { input?: unknown }).input;
-  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && input === undefined) {
+  // `custom` too: a `file()` (or any custom check) given nothing is a missing field.
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union' || issue.code === 'custom') && input === undefined) {
     return { message: 'Field required', code: 'missing' };
   }
   if (

@@ -23,6 +23,23 @@ export {
   type ParamDescriptor,
   type BodyDescriptor,
 } from './binder.js';
+export {
+  file,
+  form,
+  compileForm,
+  fileOptionsOf,
+  brandUploadedFile,
+  isUploadedFile,
+  FormSource,
+  DEFAULT_MAX_FILE_SIZE,
+  MULTIPART,
+  URLENCODED,
+  type UploadedFile,
+  type FileOptions,
+  type FileSchema,
+  type FormField,
+  type FormPlan,
+} from './uploads.js';
 export { compiledParser, type SchemaParser } from './compiled.js';
 export { isArrayLikeSchema } from './convert.js';
 export { ValidationProblemSchema, validationProblem, type ValidationProblem } from './problem.js';

@@ -55,6 +55,7 @@ class NodeRequest extends Request {
     return this.raw.headers;
   }
   protected override readBody(limit: number): Promise<Uint8Array> {
+    this.sendContinue();
     const raw = this.raw;
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
@@ -94,6 +95,21 @@ class NodeRequest extends Request {
   }
   protected override onBodyRefused(): void {
     this.bodyRefused = true;
+    // Whatever the client still sends is read and dropped, so the answer can be written.
+    if (!awaitingContinue.has(this.raw)) this.raw.resume();
+  }
+  protected override openBodyStream(): AsyncIterable<Uint8Array> {
+    this.sendContinue();
+    return this.raw;
+  }
+  override onFinished(fn: () => void): boolean {
+    if (this.res.closed) queueMicrotask(fn);
+    else this.res.once('close', fn);
+    return true;
+  }
+  /** `Expect: 100-continue`: the client is invited to send the body only when it is read. */
+  private sendContinue(): void {
+    if (awaitingContinue.delete(this.raw)) this.res.writeContinue();
   }
   protected override watchDisconnect(): void {
     if (this.res.writableFinished) return;
@@ -109,6 +125,9 @@ class NodeRequest extends Request {
     return { address: this.raw.socket.remoteAddress, port: this.raw.socket.remotePort };
   }
 }
+
+/** Requests that sent `Expect: 100-continue` and have not been invited to send their body yet. */
+const awaitingContinue = new WeakSet<IncomingMessage>();
 
 const UNAVAILABLE_BODY = problem(503, 'The server is shutting down');
 const BAD_REQUEST_BODY = problem(400, 'Malformed request target');
@@ -155,7 +174,8 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
 
   const write = (res: ServerResponse, request: NodeRequest, response: Parameters<typeof serialize>[0]) => {
     const out = serialize(response, context);
-    if (request.bodyRefused || draining) out.headers.push('connection', 'close');
+    // A body never invited (100-continue) or refused part-way may still be on its way: do not reuse the connection.
+    if (request.bodyRefused || draining || awaitingContinue.has(request.raw)) out.headers.push('connection', 'close');
     try {
       const reason = reasonOverride(out.status);
       if (reason === undefined) res.writeHead(out.status, out.headers);
@@ -223,23 +243,11 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
     listener,
   );
   server.keepAliveTimeout = limits.keepAliveTimeout;
-  // `Expect: 100-continue` with a declared body over the limit is refused before the client sends it.
+  // `Expect: 100-continue`: the request goes through the pipeline, and `100 Continue` is sent only when
+  // the endpoint reads the body; a declared body over its limit is refused (413, through middleware
+  // and guards) before the client sends it.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    const declared = Number(req.headers['content-length']);
-    if (declared > bodyLimit) {
-      const body = problem(413, tooLarge(bodyLimit).message);
-      res.writeHead(413, reasonPhrase(413), [
-        'content-type',
-        PROBLEM_JSON,
-        'content-length',
-        Buffer.byteLength(body),
-        'connection',
-        'close',
-      ]);
-      res.end(body);
-      return;
-    }
-    res.writeContinue();
+    awaitingContinue.add(req);
     listener(req, res);
   });
 
