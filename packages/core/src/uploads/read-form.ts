@@ -138,6 +138,8 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
     });
 
     parser.on('file', (name, stream, filename, _encoding, declaredType) => {
+      // A part cut short is reported by the parser too (400 there); the part's own error adds nothing.
+      stream.on('error', () => {});
       const field = plan.fields.get(name);
       if (failed || field === undefined || field.kind !== 'file') {
         // Files the endpoint does not take are read past and dropped.
