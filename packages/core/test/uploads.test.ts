@@ -332,3 +332,24 @@ function rawExchange(
 beforeAll(() => {
   expect(process.env.TMPDIR).toBe(root);
 });
+
+describe('other transports', () => {
+  it('app.fetch and app.inject read uploads too (held in memory: they cannot say when the answer is done)', async () => {
+    const { app } = avatarApp({ uploadLimit: 4_000_000 });
+    const fd = new FormData();
+    fd.append('files', new Blob([Buffer.alloc(2_000_000, 3)]), 'a.bin');
+    fd.append('note', 'via fetch');
+    const res = await app.fetch(new Request('http://localhost/files', { method: 'POST', body: fd }));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ sizes: [2_000_000], note: 'via fetch', spooled: 0 });
+
+    const tooBig = new FormData();
+    tooBig.append('files', new Blob([Buffer.alloc(5_000_000)]), 'b.bin');
+    expect((await app.fetch(new Request('http://localhost/files', { method: 'POST', body: tooBig }))).status).toBe(413);
+
+    const { body, headers } = await encode(fd);
+    const injected = await app.inject({ method: 'POST', url: '/files', headers, body });
+    expect(injected.status).toBe(200);
+    expect(injected.json()).toMatchObject({ sizes: [2_000_000] });
+  });
+});

@@ -25,6 +25,10 @@ class FetchRequest extends Request {
     if (this.web.body === null) return new Uint8Array(0);
     return collectBody(this.web.body as unknown as AsyncIterable<Uint8Array>, limit);
   }
+  protected override openBodyStream(): AsyncIterable<Uint8Array> {
+    // Web streams are async iterable on every runtime fnapi serves; uploads count their bytes as they come.
+    return (this.web.body ?? []) as unknown as AsyncIterable<Uint8Array>;
+  }
   override get hasBody(): boolean {
     return this.web.body !== null;
   }
