@@ -3,10 +3,7 @@ import { TestClient } from '@fnapi/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-  'base64',
-);
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 async function encode(fd: FormData) {
@@ -27,7 +24,14 @@ describe('examples/uploads', () => {
     fd.append('caption', 'On holiday');
     const res = await client.post('/avatars/3', await encode(fd));
     expect(res.status).toBe(200);
-    expect(res.json()).toEqual({ user_id: 3, caption: 'On holiday', name: 'me.jpeg', type: 'image/png', size: PNG.length, sha256: sha(PNG) });
+    expect(res.json()).toEqual({
+      user_id: 3,
+      caption: 'On holiday',
+      name: 'me.jpeg',
+      type: 'image/png',
+      size: PNG.length,
+      sha256: sha(PNG),
+    });
 
     const text = new FormData();
     text.append('avatar', new Blob(['<svg/>'], { type: 'image/png' }), 'x.png');
@@ -62,15 +66,22 @@ describe('examples/uploads', () => {
     });
     expect(res.status).toBe(201);
     expect(res.json()).toEqual({ email: 'ada@example.com', weekly: true });
-    expect((await client.post('/subscribe', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=nope' })).status).toBe(422);
+    expect(
+      (await client.post('/subscribe', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=nope' })).status,
+    ).toBe(422);
   });
 
   it('documents the bodies as multipart/form-data with binary file fields', async () => {
-    const doc = (await client.get('/openapi.json')).json<{ paths: Record<string, { post: { requestBody: { content: Record<string, unknown> } } }> }>();
+    const doc = (await client.get('/openapi.json')).json<{
+      paths: Record<string, { post: { requestBody: { content: Record<string, unknown> } } }>;
+    }>();
     expect(Object.keys(doc.paths['/avatars/{user_id}']!.post.requestBody.content)).toEqual(['multipart/form-data']);
     expect(doc.paths['/avatars/{user_id}']!.post.requestBody.content['multipart/form-data']).toMatchObject({
       schema: { properties: { avatar: { type: 'string', format: 'binary' } }, required: ['avatar'] },
     });
-    expect(Object.keys(doc.paths['/subscribe']!.post.requestBody.content)).toEqual(['application/x-www-form-urlencoded', 'multipart/form-data']);
+    expect(Object.keys(doc.paths['/subscribe']!.post.requestBody.content)).toEqual([
+      'application/x-www-form-urlencoded',
+      'multipart/form-data',
+    ]);
   });
 });

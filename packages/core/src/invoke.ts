@@ -147,10 +147,10 @@ export function compileInvoker(method: string, path: string, pathParams: string[
   const unguarded: Step = form
     ? (request) => readForm(request, form).then(({ body, issues }) => bindAndCall(request, body, issues))
     : usesBody
-    ? callWithBody
-    : noInput
-      ? (request) => callHandler({}, request)
-      : (request) => bindAndCall(request, undefined);
+      ? callWithBody
+      : noInput
+        ? (request) => callHandler({}, request)
+        : (request) => bindAndCall(request, undefined);
 
   const guards = handlerMetadata(handler)?.guards ?? [];
   const call: Step = guards.length === 0 ? unguarded : (request) => runGuards(guards, request).then(() => unguarded(request));

@@ -7,7 +7,15 @@ describe('upload input types', () => {
     const app = new API();
     app.post(
       '/users/{user_id}/avatar',
-      { params: { user_id: z.int(), avatar: file({ maxSize: 5_000_000 }), extra: z.array(file()), note: file().optional(), caption: z.string().optional() } },
+      {
+        params: {
+          user_id: z.int(),
+          avatar: file({ maxSize: 5_000_000 }),
+          extra: z.array(file()),
+          note: file().optional(),
+          caption: z.string().optional(),
+        },
+      },
       async ({ user_id, avatar, extra, note, caption }) => {
         expectTypeOf(user_id).toEqualTypeOf<number>();
         expectTypeOf(avatar).toEqualTypeOf<UploadedFile>();
@@ -26,9 +34,13 @@ describe('upload input types', () => {
 
   it('gives form(schema) the schema output', () => {
     const app = new API();
-    app.post('/login', { params: { credentials: form(z.object({ user: z.string(), remember: z.boolean().default(false) })) } }, ({ credentials }) => {
-      expectTypeOf(credentials).toEqualTypeOf<{ user: string; remember: boolean }>();
-      return {};
-    });
+    app.post(
+      '/login',
+      { params: { credentials: form(z.object({ user: z.string(), remember: z.boolean().default(false) })) } },
+      ({ credentials }) => {
+        expectTypeOf(credentials).toEqualTypeOf<{ user: string; remember: boolean }>();
+        return {};
+      },
+    );
   });
 });

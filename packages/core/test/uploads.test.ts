@@ -37,10 +37,7 @@ async function until(check: () => boolean, ms = 10_000): Promise<void> {
   }
 }
 
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-  'base64',
-);
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
 /** A multipart body as a browser would send it (the Web `FormData` encoder). */
 async function encode(fd: FormData): Promise<{ body: Uint8Array; headers: Record<string, string> }> {
@@ -77,23 +74,31 @@ function avatarApp(options: ConstructorParameters<typeof API>[0] = {}) {
       return { user_id, name: avatar.name, type: avatar.type, size: avatar.size, caption, rating, sha: sha(bytes) };
     },
   );
-  app.post('/files', { params: { files: z.array(file({ maxSize: 50_000_000 })), note: z.string().optional() } }, async ({ files, note }) => {
-    const sizes: number[] = [];
-    const hashes: string[] = [];
-    for (const f of files) {
-      let size = 0;
-      const hash = createHash('sha256');
-      for await (const chunk of f.stream()) {
-        size += (chunk as Buffer).length;
-        hash.update(chunk as Buffer);
+  app.post(
+    '/files',
+    { params: { files: z.array(file({ maxSize: 50_000_000 })), note: z.string().optional() } },
+    async ({ files, note }) => {
+      const sizes: number[] = [];
+      const hashes: string[] = [];
+      for (const f of files) {
+        let size = 0;
+        const hash = createHash('sha256');
+        for await (const chunk of f.stream()) {
+          size += (chunk as Buffer).length;
+          hash.update(chunk as Buffer);
+        }
+        sizes.push(size);
+        hashes.push(hash.digest('hex'));
       }
-      sizes.push(size);
-      hashes.push(hash.digest('hex'));
-    }
-    return { names: files.map((f) => f.name), sizes, hashes, note, spooled: spooled().length };
-  });
+      return { names: files.map((f) => f.name), sizes, hashes, note, spooled: spooled().length };
+    },
+  );
   app.post('/doc', { params: { doc: file() } }, async ({ doc }) => ({ type: doc.type, text: await doc.text() }));
-  app.post('/login', { params: { credentials: form(z.object({ user: z.string().min(1), age: z.int(), remember: z.boolean().default(false) })) } }, ({ credentials }) => credentials);
+  app.post(
+    '/login',
+    { params: { credentials: form(z.object({ user: z.string().min(1), age: z.int(), remember: z.boolean().default(false) })) } },
+    ({ credentials }) => credentials,
+  );
   return { app, seen };
 }
 
@@ -108,7 +113,15 @@ describe('file() parameters', () => {
     fd.append('rating', '5');
     const res = await client.post('/users/7/avatar', await encode(fd));
     expect(res.status).toBe(200);
-    expect(res.json()).toEqual({ user_id: 7, name: 'me.jpg', type: 'image/png', size: PNG.length, caption: 'hello', rating: 5, sha: sha(PNG) });
+    expect(res.json()).toEqual({
+      user_id: 7,
+      name: 'me.jpg',
+      type: 'image/png',
+      size: PNG.length,
+      caption: 'hello',
+      rating: 5,
+      sha: sha(PNG),
+    });
 
     const bad = new FormData();
     bad.append('avatar', new Blob([PNG]), 'a.png');
@@ -137,7 +150,9 @@ describe('file() parameters', () => {
     fd.append('caption', 'no file');
     const missing = await client.post('/users/1/avatar', await encode(fd));
     expect(missing.status).toBe(422);
-    expect(missing.json<{ errors: unknown[] }>().errors).toEqual([{ in: 'body', path: ['avatar'], message: 'Field required', code: 'missing' }]);
+    expect(missing.json<{ errors: unknown[] }>().errors).toEqual([
+      { in: 'body', path: ['avatar'], message: 'Field required', code: 'missing' },
+    ]);
 
     const json = await client.post('/users/1/avatar', { json: { avatar: 'x' } });
     expect(json.status).toBe(415);
@@ -238,7 +253,8 @@ describe('limits', () => {
       expect(refused).toMatch(/^HTTP\/1\.1 413 /);
       expect(refused).not.toContain('100 Continue');
 
-      const part = '--B\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n--B--\r\n';
+      const part =
+        '--B\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n--B--\r\n';
       const accepted = await rawExchange(
         running.port,
         `POST /files HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: ${part.length}\r\nExpect: 100-continue\r\n\r\n`,

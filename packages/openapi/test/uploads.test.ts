@@ -32,7 +32,11 @@ const ops: OperationDescription[] = [
     method: 'POST',
     path: '/login',
     operationId: 'login',
-    plan: { method: 'POST', pathParams: [], params: { credentials: form(z.object({ user: z.string(), remember: z.boolean().optional() })) } },
+    plan: {
+      method: 'POST',
+      pathParams: [],
+      params: { credentials: form(z.object({ user: z.string(), remember: z.boolean().optional() })) },
+    },
     statusCode: 200,
   },
 ];

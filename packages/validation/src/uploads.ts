@@ -126,7 +126,8 @@ export function compileForm(
     const fields = new Map<string, FormField>();
     if (isObjectSchema(schema)) {
       for (const [name, field] of Object.entries(defOf(unwrap(schema)).shape ?? {})) {
-        if (fileOptionsOf(field) !== undefined) throw new TypeError(`form() receives a form without files; declare "${name}" as its own file() parameter`);
+        if (fileOptionsOf(field) !== undefined)
+          throw new TypeError(`form() receives a form without files; declare "${name}" as its own file() parameter`);
         fields.set(name, textField(name, field));
       }
     }
