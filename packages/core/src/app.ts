@@ -13,7 +13,7 @@ import type { AppRuntime, ErrorPolicy, ValidationErrorFormat } from './runtime.j
 import { handleFetch } from './server/fetch.js';
 import { inject, type InjectOptions, type InjectResponse } from './server/inject.js';
 import type { RunOptions, RunningServer } from './server/node.js';
-import type { Runtime, RuntimeLimits } from './transport.js';
+import type { Runtime, RuntimeLimits } from './runtime-contract.js';
 import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT } from './uploads/limits.js';
 
 export type { ValidationErrorFormat };

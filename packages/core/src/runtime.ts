@@ -7,7 +7,7 @@ import type { PluginManager } from './plugins.js';
 import type { Request } from './request.js';
 import { problemResponse, Response } from './response.js';
 import type { RouteTable } from './route-table.js';
-import type { RuntimeLimits } from './transport.js';
+import type { RuntimeLimits } from './runtime-contract.js';
 
 /** Replaces the 422 body everywhere, routers included (`new API({ validationError })`). */
 export interface ValidationErrorFormat {
