@@ -243,6 +243,12 @@ describe('limits', () => {
 
   it('with Expect: 100-continue, refuses a declared body over uploadLimit before the upload and invites one within it', async () => {
     const { app } = avatarApp({ uploadLimit: 1_000_000 });
+    // The early 413 is an ordinary answer: the app's middleware sees it.
+    app.addMiddleware(async (request, next) => {
+      const response = await next(request);
+      response.headers.set('x-seen-by', 'middleware');
+      return response;
+    });
     const running = await app.run({ port: 0, handleSignals: false });
     try {
       const refused = await rawExchange(
@@ -252,6 +258,8 @@ describe('limits', () => {
       );
       expect(refused).toMatch(/^HTTP\/1\.1 413 /);
       expect(refused).not.toContain('100 Continue');
+      expect(refused.toLowerCase()).toContain('x-seen-by: middleware');
+      expect(refused.toLowerCase()).toContain('connection: close');
 
       const part =
         '--B\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n--B--\r\n';
