@@ -13,6 +13,8 @@ import type { AppRuntime, ErrorPolicy, ValidationErrorFormat } from './runtime.j
 import { handleFetch } from './server/fetch.js';
 import { inject, type InjectOptions, type InjectResponse } from './server/inject.js';
 import type { RunOptions, RunningServer } from './server/node.js';
+import { chooseOperationId } from './operation-ids.js';
+import { SchemeNames } from './scheme-names.js';
 import type { Runtime, RuntimeLimits } from './runtime-contract.js';
 import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT } from './uploads/limits.js';
 
@@ -95,6 +97,7 @@ export class API extends RouteGroup implements Runtime {
   /** Every endpoint, by `METHOD path`, in registration order. */
   private readonly registry = new Map<string, RegisteredEndpoint>();
   private readonly operationIds = new Map<string, RegisteredEndpoint>();
+  private readonly schemeNames = new SchemeNames();
   /** The shapes of registered routes, for conflicts found at registration (`{id}` vs `{user_id}`). */
   private shapes = new RouteTable<true>();
   private runtime: AppRuntime | undefined;
@@ -289,18 +292,18 @@ export class API extends RouteGroup implements Runtime {
       if (this.registry.has(where) || staged.has(where)) {
         throw new Error(`${where} is registered twice: a method and route can have one endpoint`);
       }
-      const operationId = options.operationId ?? (usableName(name) ? name : derivedOperationId(entry.method, entry.path));
-      const clash = this.operationIds.get(operationId) ?? stagedIds.get(operationId);
-      if (clash) {
-        throw new Error(
-          `operationId "${operationId}" is used by both ${clash.method} ${clash.path} and ${where}; ` +
-            'give one of them an explicit operationId',
-        );
-      }
+      const operationId = chooseOperationId(
+        options.operationId,
+        name,
+        entry.method,
+        entry.path,
+        (id) => this.operationIds.get(id) ?? stagedIds.get(id),
+      );
       const endpoint: RegisteredEndpoint = { ...entry, operationId, pathParams };
       staged.set(where, endpoint);
       stagedIds.set(operationId, endpoint);
     }
+    const recordSchemeNames = this.schemeNames.check(entries);
     try {
       for (const endpoint of staged.values()) this.shapes.add(endpoint.method, endpoint.path, true);
     } catch (error) {
@@ -313,6 +316,7 @@ export class API extends RouteGroup implements Runtime {
       this.registry.set(key, endpoint);
       this.operationIds.set(endpoint.operationId, endpoint);
     }
+    recordSchemeNames();
     this.changed();
     if (this.pluginManager.listens('endpoint_registered')) {
       for (const { method, path, operationId } of staged.values()) {
@@ -325,16 +329,4 @@ export class API extends RouteGroup implements Runtime {
     this.runtime = undefined;
     this.document = undefined;
   }
-}
-
-function usableName(name: string): boolean {
-  return name !== '' && name !== 'anonymous' && !name.startsWith('bound ');
-}
-
-function derivedOperationId(method: string, path: string): string {
-  const slug = path
-    .replace(/[{}]/g, '')
-    .replace(/[^A-Za-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-  return `${method.toLowerCase()}_${slug || 'root'}`;
 }
