@@ -228,9 +228,16 @@ class DocumentBuilder {
     const hasBody = body.kind !== 'none';
     const statuses = new Set<number>(op.errorStatuses ?? []);
     if (hasBody) {
-      problem(400, 'Malformed JSON body');
-      problem(413, 'Request body larger than the limit');
-      problem(415, 'Request body is not JSON');
+      // Forms and uploads name their own media types; everything else reads JSON.
+      const form = body.mediaTypes !== undefined;
+      problem(400, form ? 'Malformed form body' : 'Malformed JSON body');
+      problem(
+        413,
+        form
+          ? 'Request body, a file or a form field larger than its limit, or too many files or parts'
+          : 'Request body larger than the limit',
+      );
+      problem(415, form ? `Request body is not ${body.mediaTypes!.join(' or ')}` : 'Request body is not JSON');
     }
     const requirements = (op.securityAlternatives?.length ? op.securityAlternatives : [[]])
       .map((alternative) => [...(op.security ?? []), ...alternative])

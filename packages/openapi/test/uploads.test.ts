@@ -67,6 +67,15 @@ describe('upload and form bodies in the document', () => {
     expect(body.content['application/x-www-form-urlencoded']!.schema).toEqual({ $ref: '#/components/schemas/Credentials' });
   });
 
+  it('describes the form statuses in the words of forms', () => {
+    const responses = (doc as unknown as { paths: Record<string, { post: { responses: Record<string, { description: string }> } }> }).paths[
+      '/users/{user_id}/avatar'
+    ]!.post.responses;
+    expect(responses['400']!.description).toBe('Malformed form body');
+    expect(responses['415']!.description).toBe('Request body is not multipart/form-data');
+    expect(Object.keys(responses)).toEqual(expect.arrayContaining(['200', '400', '404', '413', '415', '422']));
+  });
+
   it('stays valid against the official OpenAPI 3.1 schema', async () => {
     const output = await validate('https://spec.openapis.org/oas/3.1/schema-base', JSON.parse(JSON.stringify(doc)), 'BASIC');
     expect(output.valid ? [] : output.errors).toEqual([]);
