@@ -18,6 +18,9 @@ export function createApp(options: { logger?: false; uploadLimit?: number } = {}
     title: 'fnapi uploads example',
     description: 'Multipart uploads: typed, validated by content, documented, streamed.',
     version: '1.0.0',
+    servers: [{ url: '/', description: 'The server serving this document' }],
+    contact: { name: 'fnapi maintainers', email: 'maintainers@example.com' },
+    license: { name: 'MIT', identifier: 'MIT' },
     tags: [{ name: 'uploads', description: 'Send files' }],
     ...options,
   });
@@ -59,6 +62,7 @@ export function createApp(options: { logger?: false; uploadLimit?: number } = {}
     '/subscribe',
     {
       summary: 'Subscribe with a form',
+      description: 'An urlencoded (or multipart) form without files: an email address and whether to send weekly.',
       tags: ['uploads'],
       params: { subscription: form(z.object({ email: z.email(), weekly: z.boolean().default(false) }).meta({ id: 'Subscription' })) },
       statusCode: 201,
