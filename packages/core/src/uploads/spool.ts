@@ -26,23 +26,36 @@ function removeDirectories(): void {
 
 /** The temporary files of one request: all removed at once, and any opened later removed on creation. */
 export class Spool {
-  private readonly paths = new Set<string>();
+  private readonly files = new Map<string, WriteStream>();
   private closed = false;
 
   /** A new temporary file, named by us (never by the client). */
   create(): { path: string; out: WriteStream } {
     const path = join(spoolDirectory(), randomUUID());
     const out = createWriteStream(path, { flags: 'wx', mode: 0o600 });
-    this.paths.add(path);
-    if (this.closed) out.once('close', () => void unlink(path).catch(() => {}));
+    if (this.closed) remove(path, out);
+    else this.files.set(path, out);
     return { path, out };
   }
 
   /** Removes every file (the response has been sent, the client has gone, or reading failed). */
   removeAll(): void {
     this.closed = true;
-    for (const path of this.paths) unlink(path).catch(() => {});
-    this.paths.clear();
+    for (const [path, out] of this.files) remove(path, out);
+    this.files.clear();
+  }
+}
+
+/**
+ * Closes the file (a write still under way is abandoned), then unlinks it: unlinking first could run
+ * before the asynchronous open had created it, and the file would outlive the request.
+ */
+function remove(path: string, out: WriteStream): void {
+  const unlinkIt = () => void unlink(path).catch(() => {});
+  if (out.closed) unlinkIt();
+  else {
+    out.once('close', unlinkIt);
+    out.destroy();
   }
 }
 
