@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { API, file, form, z } from '../src/index.js';
+import { API, annotateHandler, file, form, UnauthorizedError, type UploadedFile, z } from '../src/index.js';
 import { TestClient } from '../src/testing.js';
 
 // Temporary files of this file's uploads land in a directory of its own, so the test can look at them.
@@ -267,6 +267,41 @@ describe('limits', () => {
       );
       expect(accepted).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
       expect(accepted).toContain('"sizes":[5]');
+    } finally {
+      await running.close();
+    }
+  });
+});
+
+describe('guards', () => {
+  it('answer before the upload is invited: an unauthenticated caller gets 401, never 100 Continue', async () => {
+    const app = new API({ logger: false });
+    let read = false;
+    const handler = annotateHandler(
+      async ({ doc }: { doc: UploadedFile }) => {
+        read = true;
+        return { size: doc.size };
+      },
+      {
+        guards: [
+          (request) => {
+            if (request.headers.get('authorization') !== 'Bearer ok') throw new UnauthorizedError('Sign in first');
+          },
+        ],
+        errorStatuses: [401],
+      },
+    );
+    app.post('/private', { params: { doc: file() } }, handler);
+    const running = await app.run({ port: 0, handleSignals: false });
+    try {
+      const answer = await rawExchange(
+        running.port,
+        'POST /private HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: 5000000\r\nExpect: 100-continue\r\n\r\n',
+        (text) => text.includes('}'),
+      );
+      expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+      expect(answer).not.toContain('100 Continue');
+      expect(read).toBe(false);
     } finally {
       await running.close();
     }
