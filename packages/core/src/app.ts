@@ -106,6 +106,7 @@ export class API extends RouteGroup implements Runtime {
   private readonly startupCallbacks: Lifecycle[] = [];
   private readonly shutdownCallbacks: Lifecycle[] = [];
   private started: Promise<void> | undefined;
+  private isReady = false;
   private stopped: Promise<void> | undefined;
 
   constructor(options: APIOptions = {}) {
@@ -163,20 +164,33 @@ export class API extends RouteGroup implements Runtime {
     return this;
   }
 
-  /** Runs the startup callbacks once (servers and adapters call this before the first request). */
+  /**
+   * Runs the startup callbacks once (every transport calls this before the first request); callers
+   * that arrive meanwhile share the run. A failed run rejects, and the next call tries again.
+   */
   startup(): Promise<void> {
     this.started ??= (async () => {
       this.stopped = undefined;
       this.compiled();
       for (const callback of this.startupCallbacks) await callback();
-    })();
+      this.isReady = true;
+    })().catch((error: unknown) => {
+      this.started = undefined;
+      throw error;
+    });
     return this.started;
+  }
+
+  /** Startup has completed and no shutdown has run since. */
+  get ready(): boolean {
+    return this.isReady;
   }
 
   /** Runs the shutdown callbacks once, in reverse order of registration. */
   shutdown(): Promise<void> {
     this.stopped ??= (async () => {
       this.started = undefined;
+      this.isReady = false;
       for (const callback of [...this.shutdownCallbacks].reverse()) {
         try {
           await callback();

@@ -6,6 +6,7 @@ import { BadRequestError } from '../errors.js';
 import { PROBLEM_JSON, reasonOverride, reasonPhrase } from '../http.js';
 import { Request } from '../request.js';
 import type { Runtime } from '../runtime-contract.js';
+import { startOrRefuse } from '../wire/answer.js';
 import { serialize, toChunk } from '../wire/serialize.js';
 
 // Taken from the built-in registry rather than imported: a bundler hoists a static import of a
@@ -155,8 +156,12 @@ function problem(status: number, detail: string): string {
   return JSON.stringify({ type: 'about:blank', title: reasonPhrase(status), status, detail });
 }
 
-/** Serves an app with node:http, with the documented timeouts, limits and graceful shutdown. */
-export async function runNodeServer(app: Runtime, options: RunOptions): Promise<RunningServer> {
+/**
+ * Serves an app with node:http, with the documented timeouts, limits and graceful shutdown. By
+ * default startup runs before listening and a failure rejects; with `startupPerRequest` (TestClient)
+ * the first requests run it instead and a failure answers 503, as on every other transport.
+ */
+export async function runNodeServer(app: Runtime, options: RunOptions, startupPerRequest = false): Promise<RunningServer> {
   const host = options.host ?? (process.env.HOST || '127.0.0.1');
   const port = options.port ?? portFromEnvironment();
   const handleSignals = options.handleSignals ?? true;
@@ -199,7 +204,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
     finished();
   };
 
-  const listener = (req: IncomingMessage, res: ServerResponse) => {
+  const listener = (req: IncomingMessage, res: ServerResponse, bodyRefused?: boolean) => {
     if (draining) {
       res.writeHead(503, reasonPhrase(503), ['content-type', PROBLEM_JSON, 'connection', 'close', 'retry-after', '1']);
       res.end(UNAVAILABLE_BODY);
@@ -225,6 +230,14 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
     }
     inFlight++;
     const request = new NodeRequest(req, res, path, query, bodyLimit);
+    // The connection cannot be reused: the body was announced but never asked for.
+    if (bodyRefused) request.bodyRefused = true;
+    if (!app.ready) {
+      startOrRefuse(app)
+        .then((refused) => (refused === undefined ? app.handle(request) : refused))
+        .then((response) => write(res, request, response));
+      return;
+    }
     const out = app.serve(request);
     if (!(out instanceof Promise)) {
       write(res, request, out);
@@ -243,16 +256,17 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
     listener,
   );
   server.keepAliveTimeout = limits.keepAliveTimeout;
-  // `Expect: 100-continue`: the request goes through the pipeline, and `100 Continue` is sent only when
-  // the endpoint reads the body; a declared body over its limit is refused (413, through middleware
-  // and guards) before the client sends it.
+  // `Expect: 100-continue`: the request goes through the pipeline like any other (plugins, middleware,
+  // guards: CORS headers, metrics, logs, 401 first), and `100 Continue` is sent only when the endpoint
+  // reads the body; a declared body over the endpoint's limit (`bodyLimit`, or `uploadLimit` for forms)
+  // is refused with 413 without the client ever being asked for it.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     awaitingContinue.add(req);
     listener(req, res);
   });
 
   app.emit('server_starting', {});
-  await app.startup();
+  if (!startupPerRequest) await app.startup();
   server.listen(port, host);
   await once(server, 'listening');
   const address = server.address() as AddressInfo;
