@@ -8,14 +8,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestClient } from '@fnapi/core/testing';
-import { chromiumAvailable, isLoopbackUrl, launchChromium } from '@fnapi/test-support';
+import { chromiumAvailable, isLoopbackUrl, launchChromium, TINY_PNG as PNG } from '@fnapi/test-support';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 
 const available = chromiumAvailable('Swagger UI uploading a file');
-
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
 describe.skipIf(!available)('Swagger UI uploads a file', () => {
   let client: TestClient;

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { TestClient } from '@fnapi/core/testing';
+import { TINY_PNG as PNG } from '@fnapi/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 describe('examples/uploads', () => {

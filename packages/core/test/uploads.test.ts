@@ -10,6 +10,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { TINY_PNG as PNG } from '@fnapi/test-support';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { API, annotateHandler, file, form, UnauthorizedError, type UploadedFile, z } from '../src/index.js';
 import { TestClient } from '../src/testing.js';
@@ -36,8 +37,6 @@ async function until(check: () => boolean, ms = 10_000): Promise<void> {
     await sleep(20);
   }
 }
-
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
 function sha(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
