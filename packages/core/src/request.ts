@@ -2,7 +2,7 @@ import { queryValues } from '@fnapi/validation';
 import { parse as parseCookie } from 'cookie';
 import { parse as parseQuery } from 'fast-querystring';
 import { decodeText, DEFAULT_BODY_LIMIT, parseJsonBody } from './body.js';
-import { tooLarge } from './wire/collect-body.js';
+import { collectBody, tooLarge } from './wire/collect-body.js';
 import { BadRequestError } from './errors.js';
 import { type RawHeaders, RequestHeaders } from './headers.js';
 import { defaultLogger, type Logger } from './logger.js';
@@ -33,6 +33,14 @@ export interface RequestInit {
   client?: ClientInfo;
   protocol?: 'http' | 'https';
   bodyLimit?: number;
+  /** A body read on first use instead of `body`: a stream of chunks, or a reader given the limit. */
+  bodySource?: AsyncIterable<Uint8Array | string> | ((limit: number) => Promise<Uint8Array>);
+  /** Whether the request carries a body, when the headers cannot say (a platform's body object). */
+  hasBody?: boolean;
+  /** Called once, on first use of `request.signal`, with the function that aborts it (client gone). */
+  onDisconnect?: (abort: (reason: unknown) => void) => void;
+  /** Called when the body is refused before it was read, so the transport can close the connection. */
+  onBodyRefused?: () => void;
 }
 
 /**
@@ -75,6 +83,8 @@ export class Request {
   private _abort: AbortController | undefined;
   private _abortReason: unknown = undefined;
   private _aborted = false;
+  /** The parts the request was built from (body source, disconnect hook), read only when used. */
+  private readonly _init: RequestInit;
 
   constructor(init: RequestInit) {
     const method = init.method;
@@ -86,6 +96,7 @@ export class Request {
     this._client = init.client;
     this.protocol = init.protocol ?? 'http';
     this.bodyLimit = init.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    this._init = init;
   }
 
   /** Case-insensitive request headers (built on first use: a route that reads none pays nothing). */
@@ -195,7 +206,7 @@ export class Request {
    * The body as it arrives, unbuffered and without `bodyLimit`, for readers that enforce limits of
    * their own (uploads). Internal; read the body once, through this or `bytes()`.
    */
-  bodyStream(): AsyncIterable<Uint8Array> {
+  bodyStream(): AsyncIterable<Uint8Array | string> {
     return this.openBodyStream();
   }
 
@@ -214,6 +225,7 @@ export class Request {
 
   /** True when the request announces or may carry a body. */
   get hasBody(): boolean {
+    if (this._init.hasBody !== undefined) return this._init.hasBody;
     const length = this.headers.raw['content-length'];
     if (length !== undefined) return length !== '0';
     if (this.headers.raw['transfer-encoding'] !== undefined) return true;
@@ -237,6 +249,8 @@ export class Request {
 
   /** Reads the body from its source. Servers that stream bodies override this. */
   protected async readBody(limit: number): Promise<Uint8Array> {
+    const source = this._init.bodySource;
+    if (source !== undefined) return typeof source === 'function' ? source(limit) : collectBody(source, limit);
     const body = this._body;
     if (body == null) return EMPTY_BYTES;
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
@@ -244,17 +258,27 @@ export class Request {
     return bytes;
   }
 
-  /** The body for `bodyStream()`; servers that stream bodies override this. */
-  protected async *openBodyStream(): AsyncIterable<Uint8Array> {
+  /** The body for `bodyStream()`: a streamed source as it comes (chunks counted by the reader), else the bytes at once. */
+  protected openBodyStream(): AsyncIterable<Uint8Array | string> {
+    const source = this._init.bodySource;
+    if (source !== undefined && typeof source !== 'function') return source;
+    return this.wholeBody();
+  }
+
+  private async *wholeBody(): AsyncIterable<Uint8Array> {
     const bytes = await this.readBody(Number.POSITIVE_INFINITY);
     if (bytes.byteLength > 0) yield bytes;
   }
 
   /** Called when the body is refused before it was read, so a server can close the connection. */
-  protected onBodyRefused(): void {}
+  protected onBodyRefused(): void {
+    this._init.onBodyRefused?.();
+  }
 
   /** Lets a server abort `signal` when its connection closes; called once, on first use of `signal`. */
-  protected watchDisconnect(): void {}
+  protected watchDisconnect(): void {
+    this._init.onDisconnect?.((reason) => this.abort(reason));
+  }
 
   protected readClient(): ClientInfo {
     return {};

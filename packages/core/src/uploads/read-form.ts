@@ -107,7 +107,8 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
       reject(error);
     };
 
-    const onData = (chunk: Buffer) => {
+    const onData = (data: Buffer | Uint8Array | string) => {
+      const chunk = typeof data === 'string' ? Buffer.from(data) : data;
       received += chunk.byteLength;
       if (received > uploadLimit) {
         fail(tooLarge(`Request body exceeds the upload limit of ${uploadLimit} bytes`), true);
