@@ -5,6 +5,7 @@ import { decodeText, DEFAULT_BODY_LIMIT, parseJsonBody } from './body.js';
 import { collectBody, tooLarge } from './wire/collect-body.js';
 import { BadRequestError } from './errors.js';
 import { type RawHeaders, RequestHeaders } from './headers.js';
+import { REQUEST_INTERNALS } from './request-internals.js';
 import { defaultLogger, type Logger } from './logger.js';
 
 let fallbackLogger: Logger | undefined;
@@ -59,13 +60,8 @@ export class Request {
 
   /** The query string as sent (percent-encoded), without the leading `?`. */
   readonly rawQuery: string;
-  /**
-   * Set by the runtime serving this request: how a thrown value becomes a response, so that
-   * `errorResponse` (and `ErrorHandlingMiddleware`) follow the app's error policy. Internal.
-   */
-  errorPolicy: unknown = undefined;
-  /** The thrown value already offered to plugins (so each error is reported once). Internal. */
-  reportedError: { error: unknown } | undefined = undefined;
+  /** Set by the runtime serving this request: its error policy (`errorResponse` follows it). */
+  [REQUEST_INTERNALS]: unknown = undefined;
   protected readonly protocol: 'http' | 'https';
   private _rawHeaders: RawHeaders | undefined;
   private _headers: RequestHeaders | undefined;
@@ -140,7 +136,7 @@ export class Request {
 
   /** The logger of the app serving this request (as Fastify's `request.log`). */
   get logger(): Logger {
-    return (this.errorPolicy as { logger?: Logger } | undefined)?.logger ?? (fallbackLogger ??= defaultLogger());
+    return (this[REQUEST_INTERNALS] as { logger?: Logger } | undefined)?.logger ?? (fallbackLogger ??= defaultLogger());
   }
 
   get state(): Record<string, unknown> {

@@ -34,5 +34,5 @@ export {
 } from './uploads.js';
 export { compiledParser, type SchemaParser } from './compiled.js';
 export { isArrayLikeSchema } from './convert.js';
-export { ValidationProblemSchema, validationProblem, type ValidationProblem } from './problem.js';
+export { ProblemDetailsSchema, ValidationProblemSchema, validationProblem, type ValidationProblem } from './problem.js';
 export type { PathParamNames, InferInput } from './infer.js';

@@ -4,6 +4,7 @@ import type { FormField, FormPlan, UploadedFile, ValidationIssue } from '@fnapi/
 import { fileTypeFromBuffer } from 'file-type';
 import { BadRequestError, type HTTPError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
 import type { Request } from '../request.js';
+import { REQUEST_INTERNALS } from '../request-internals.js';
 import type { ErrorPolicy } from '../runtime.js';
 import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT, MAX_FIELD_SIZE, MAX_PARTS, SPOOL_THRESHOLD } from './limits.js';
 import { DiskFile, MemoryFile, Spool } from './spool.js';
@@ -48,7 +49,7 @@ function put(body: Record<string, unknown>, name: string, array: boolean, value:
  * response has been sent), every limit enforced while reading (413 at once, the rest discarded).
  */
 export function readForm(request: Request, plan: FormPlan): Promise<FormContent> {
-  const limits = (request.errorPolicy as ErrorPolicy | undefined)?.limits;
+  const limits = (request[REQUEST_INTERNALS] as ErrorPolicy | undefined)?.limits;
   const uploadLimit = limits?.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
   const maxFiles = limits?.maxFiles ?? DEFAULT_MAX_FILES;
   const body: Record<string, unknown> = Object.create(null);
