@@ -6,14 +6,12 @@ import { BadRequestError, type HTTPError, PayloadTooLargeError, UnsupportedMedia
 import type { Request } from '../request.js';
 import { REQUEST_INTERNALS } from '../request-internals.js';
 import type { ErrorPolicy } from '../runtime.js';
+import { BYTES_TYPE, isTextContentType } from '../http.js';
 import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT, MAX_FIELD_SIZE, MAX_PARTS, SPOOL_THRESHOLD } from './limits.js';
 import { DiskFile, MemoryFile, Spool } from './spool.js';
 
 /** Bytes file-type reads to recognise a format. */
 const SNIFF_BYTES = 4100;
-
-/** Declared types that carry no magic bytes; believed only when the content is not recognised. */
-const TEXT_TYPE = /^(text\/[\w.+-]+|application\/(json|xml|[\w.+-]+\+(json|xml))|image\/svg\+xml)$/;
 
 export interface FormContent {
   /** Field name → converted text value(s) and uploaded file(s), for the binder. */
@@ -237,7 +235,8 @@ async function detectType(head: Buffer, declared: string): Promise<string> {
   const found = head.byteLength === 0 ? undefined : await fileTypeFromBuffer(head);
   if (found !== undefined) return found.mime;
   const type = mediaTypeOf(declared);
-  return type !== undefined && TEXT_TYPE.test(type) ? type : 'application/octet-stream';
+  // Text types carry no magic bytes: the declared one is believed only for them.
+  return type !== undefined && isTextContentType(type) ? type : BYTES_TYPE;
 }
 
 function tooLarge(message: string): PayloadTooLargeError {
