@@ -18,6 +18,7 @@ import type { RunOptions, RunningServer } from './server/node.js';
 import { chooseOperationId } from './operation-ids.js';
 import { SchemeNames } from './scheme-names.js';
 import type { Runtime, RuntimeLimits } from './runtime-contract.js';
+import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT } from './uploads/limits.js';
 
 export type { ValidationErrorFormat };
 
@@ -70,6 +71,10 @@ export interface APIOptions {
   trustProxy?: TrustProxy;
   /** The OpenAPI version of the document: `'3.1.0'` (default) or `'3.2.0'` (stream items as `itemSchema`). */
   openapiVersion?: OpenAPIVersion;
+  /** Largest accepted multipart body (uploads) in bytes; default 100 MiB (413 past it). */
+  uploadLimit?: number;
+  /** Most files accepted in one multipart request; default 10 (413 past it). */
+  maxFiles?: number;
 }
 
 export interface RouteInfo {
@@ -136,6 +141,8 @@ export class API extends RouteGroup implements Runtime {
       requestTimeout: options.requestTimeout ?? 30_000,
       keepAliveTimeout: options.keepAliveTimeout ?? 72_000,
       shutdownTimeout: options.shutdownTimeout ?? 10_000,
+      uploadLimit: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT,
+      maxFiles: options.maxFiles ?? DEFAULT_MAX_FILES,
     });
     this.edge = edgeSettings(options.requestIdHeader, options.trustProxy);
     this.pluginManager = new PluginManager(this, () => this.logger);
@@ -147,6 +154,7 @@ export class API extends RouteGroup implements Runtime {
       },
       debug: this.debug,
       validationError: options.validationError,
+      limits: this.limits,
     };
   }
 

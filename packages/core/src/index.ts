@@ -77,5 +77,18 @@ export {
 export { CREDENTIAL_FIELDS, CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMS } from './credentials.js';
 export type { RunOptions, RunningServer } from './server/node.js';
 export type { InjectOptions, InjectResponse } from './server/inject.js';
-export { z, header, cookie, query, body, type ValidationIssue, type InferInput, type ParamsShape } from '@fnapi/validation';
+export {
+  z,
+  header,
+  cookie,
+  query,
+  body,
+  file,
+  form,
+  type ValidationIssue,
+  type InferInput,
+  type ParamsShape,
+  type UploadedFile,
+  type FileOptions,
+} from '@fnapi/validation';
 export type { SecurityRequirement } from '@fnapi/openapi';

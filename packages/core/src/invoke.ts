@@ -1,9 +1,18 @@
-import { compileBinder, compiledParser, isArrayLikeSchema, type RawInput, type z } from '@fnapi/validation';
+import {
+  compileBinder,
+  compileForm,
+  compiledParser,
+  isArrayLikeSchema,
+  type RawInput,
+  type ValidationIssue,
+  type z,
+} from '@fnapi/validation';
 import { isJsonContentType } from './http.js';
 import { type EndpointDefinition, type Guard, handlerMetadata } from './endpoint.js';
 import { GatewayTimeoutError, RequestValidationError, UnsupportedMediaTypeError } from './errors.js';
 import type { MaybePromise, Step } from './pipeline.js';
 import type { Request } from './request.js';
+import { readForm } from './uploads/read-form.js';
 import { fromWebResponse, isWebResponse, JSONResponse, Response } from './response.js';
 import { compileStreamResult } from './streams.js';
 
@@ -115,9 +124,10 @@ export function compileInvoker(method: string, path: string, pathParams: string[
     if (streamed !== undefined) return streamed(result, request);
     return isPromiseLike(result) ? Promise.resolve(result).then(toResponse) : toResponse(result);
   };
-  const bindAndCall = (request: Request, body: unknown): MaybePromise<Response> => {
+  const bindAndCall = (request: Request, body: unknown, issues?: ValidationIssue[]): MaybePromise<Response> => {
     const bound = binder(new RawView(request, body));
-    if (!bound.ok) throw new RequestValidationError(bound.issues);
+    if (!bound.ok) throw new RequestValidationError(issues ? [...issues, ...bound.issues] : bound.issues);
+    if (issues?.length) throw new RequestValidationError(issues);
     return callHandler(bound.value, request);
   };
   // Sync all the way down when the route reads no body and the handler is sync: no promise at all.
@@ -135,11 +145,15 @@ export function compileInvoker(method: string, path: string, pathParams: string[
         });
     }
   };
-  const unguarded: Step = usesBody
-    ? callWithBody
-    : noInput
-      ? (request) => callHandler({}, request)
-      : (request) => bindAndCall(request, undefined);
+  // Forms and uploads: read (and spooled) whole before binding, so the handler runs only on a valid form.
+  const form = compileForm(method, params, pathParams);
+  const unguarded: Step = form
+    ? (request) => readForm(request, form).then(({ body, issues }) => bindAndCall(request, body, issues))
+    : usesBody
+      ? callWithBody
+      : noInput
+        ? (request) => callHandler({}, request)
+        : (request) => bindAndCall(request, undefined);
 
   const guards = handlerMetadata(handler)?.guards ?? [];
   const call: Step = guards.length === 0 ? unguarded : (request) => runGuards(guards, request).then(() => unguarded(request));

@@ -254,6 +254,27 @@ export class Request {
     return value;
   }
 
+  /**
+   * The body as it arrives, unbuffered and without `bodyLimit`, for readers that enforce limits of
+   * their own (uploads). Internal; read the body once, through this or `bytes()`.
+   */
+  bodyStream(): AsyncIterable<Uint8Array | string> {
+    return this.openBodyStream();
+  }
+
+  /** Stops reading a body refused part-way (413): the rest is discarded, the connection not reused. Internal. */
+  discardBody(): void {
+    this.onBodyRefused();
+  }
+
+  /**
+   * Runs `fn` once the response has been sent or the client has gone (temporary files of uploads).
+   * False when this transport cannot tell: then nothing of the request may be left on disk. Internal.
+   */
+  onFinished(_fn: () => void): boolean {
+    return false;
+  }
+
   /** True when the request announces or may carry a body. */
   get hasBody(): boolean {
     if (this._init.hasBody !== undefined) return this._init.hasBody;
@@ -293,6 +314,18 @@ export class Request {
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
     if (bytes.byteLength > limit) throw tooLarge(limit);
     return bytes;
+  }
+
+  /** The body for `bodyStream()`: a streamed source as it comes (chunks counted by the reader), else the bytes at once. */
+  protected openBodyStream(): AsyncIterable<Uint8Array | string> {
+    const source = this._init.bodySource;
+    if (source !== undefined && typeof source !== 'function') return source;
+    return this.wholeBody();
+  }
+
+  private async *wholeBody(): AsyncIterable<Uint8Array> {
+    const bytes = await this.readBody(Number.POSITIVE_INFINITY);
+    if (bytes.byteLength > 0) yield bytes;
   }
 
   /** Called when the body is refused before it was read, so a server can close the connection. */

@@ -16,6 +16,10 @@ export interface RuntimeLimits {
   keepAliveTimeout: number;
   /** Milliseconds in-flight requests get to finish on shutdown. */
   shutdownTimeout: number;
+  /** Largest accepted multipart body in bytes (uploads; 413 past it). */
+  uploadLimit?: number;
+  /** Most files accepted in one multipart request (413 past it). */
+  maxFiles?: number;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Request } from './request.js';
 import { REQUEST_INTERNALS } from './request-internals.js';
 import { problemResponse, Response } from './response.js';
 import type { RouteTable } from './route-table.js';
+import type { RuntimeLimits } from './runtime-contract.js';
 
 /** Replaces the 422 body everywhere, routers included (`new API({ validationError })`). */
 export interface ValidationErrorFormat {
@@ -25,6 +26,8 @@ export interface ErrorPolicy {
   /** Adds `debug: { name, message, stack }` to 500 bodies. */
   readonly debug: boolean;
   readonly validationError: ValidationErrorFormat | undefined;
+  /** The app's limits, for steps that read them per request (uploads). */
+  readonly limits?: Readonly<RuntimeLimits>;
 }
 
 /** What a caller of `errorResponse` (such as `ErrorHandlingMiddleware`) may change of the app's policy. */

@@ -48,7 +48,7 @@ function declared(status: number, value: DeclaredResponse): OperationResponse {
 }
 
 /** The endpoint's parameters and body; one the binder cannot analyse is left to the document to report. */
-function inputsOf(endpoint: RegisteredEndpoint): { params: readonly unknown[]; body: { kind: string } } {
+function inputsOf(endpoint: RegisteredEndpoint): { params: readonly unknown[]; body: { kind: string; mediaTypes?: readonly string[] } } {
   const { params } = endpoint.definition.options;
   try {
     return describeParams({ method: endpoint.method, pathParams: endpoint.pathParams, params });
@@ -91,7 +91,12 @@ export function operationResponses(endpoint: RegisteredEndpoint, context: Status
   }
 
   const { params, body } = inputsOf(endpoint);
-  if (body.kind !== 'none') for (const status of [400, 413, 415]) add(problem(status, FRAMEWORK_DESCRIPTIONS[status]!));
+  if (body.mediaTypes !== undefined) {
+    // Forms and uploads.
+    add(problem(400, 'Malformed form body'));
+    add(problem(413, 'Request body, a file or a form field larger than its limit, or too many files or parts'));
+    add(problem(415, `Request body is not ${body.mediaTypes.join(' or ')}`));
+  } else if (body.kind !== 'none') for (const status of [400, 413, 415]) add(problem(status, FRAMEWORK_DESCRIPTIONS[status]!));
   const metadata = handlerMetadata(handler);
   for (const status of metadata?.errorStatuses ?? []) add(problem(status, FRAMEWORK_DESCRIPTIONS[status] ?? reasonPhrase(status)));
   if (/\{[^{}]+\}/.test(endpoint.path)) add(problem(404, FRAMEWORK_DESCRIPTIONS[404]!));

@@ -11,6 +11,8 @@ export interface TestRequestOptions {
   json?: unknown;
   /** Sent as it is. */
   body?: string | Uint8Array;
+  /** Sent as a browser sends a form: `FormData` as multipart/form-data, `URLSearchParams` urlencoded. */
+  form?: FormData | URLSearchParams;
   /** Appended to the path as a query string. */
   query?: Record<string, string | number | boolean | (string | number | boolean)[]>;
   signal?: AbortSignal;
@@ -60,12 +62,18 @@ export class TestClient {
     return new TestStream(response.statusCode, headersOf(response), response.body);
   }
 
-  private send(method: string, path: string, options: TestRequestOptions) {
+  private async send(method: string, path: string, options: TestRequestOptions) {
     const headers: Record<string, string | string[]> = { ...options.headers };
     let body: string | Uint8Array | undefined = options.body;
     if (options.json !== undefined) {
       body = JSON.stringify(options.json);
       if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    }
+    if (options.form !== undefined) {
+      // The Web encoder picks the boundary and the content type, as a browser would.
+      const encoded = new globalThis.Response(options.form);
+      body = new Uint8Array(await encoded.arrayBuffer());
+      headers['content-type'] = encoded.headers.get('content-type')!;
     }
     let target = path;
     if (options.query) {

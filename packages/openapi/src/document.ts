@@ -213,18 +213,14 @@ class DocumentBuilder {
         body.kind === 'whole'
           ? !isOptionalSchema(body.schema)
           : Object.values(body.schema.shape).some((field) => !isOptionalSchema(field as AnySchema));
-      request.body = {
-        required,
-        content: {
-          [this.options.http.jsonMediaType]: {
-            schema: this.schemaFor(
-              this.inputCopies.get(body.schema) ?? body.schema,
-              op,
-              `body${body.kind === 'whole' ? ` ${body.name}` : ''}`,
-            ) as never,
-          },
-        },
-      };
+      const schema = this.schemaFor(
+        this.inputCopies.get(body.schema) ?? body.schema,
+        op,
+        `body${body.kind === 'whole' ? ` ${body.name}` : ''}`,
+      ) as never;
+      // Forms and uploads name their own media types; everything else reads JSON.
+      const mediaTypes = body.mediaTypes ?? [this.options.http.jsonMediaType];
+      request.body = { required, content: Object.fromEntries(mediaTypes.map((type) => [type, { schema }])) };
     }
 
     const responses = renderResponses(op, this.options.http, {

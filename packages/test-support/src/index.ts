@@ -138,3 +138,9 @@ export function jsonLines(): { stream: Writable; lines: Record<string, unknown>[
   });
   return { stream, lines };
 }
+
+/** A valid 1×1 PNG (70 bytes): content that `file-type` recognises as `image/png`. */
+export const TINY_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);

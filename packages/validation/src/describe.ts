@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isOptional } from './convert.js';
 import { analyze, type BinderPlan } from './plan.js';
+import { compileForm } from './uploads.js';
 
 export interface ParamDescriptor {
   name: string;
@@ -13,8 +14,8 @@ export interface ParamDescriptor {
 
 export type BodyDescriptor =
   | { kind: 'none' }
-  | { kind: 'fields'; schema: z.ZodObject }
-  | { kind: 'whole'; name: string; schema: z.ZodType };
+  | { kind: 'fields'; schema: z.ZodObject; mediaTypes?: readonly string[] }
+  | { kind: 'whole'; name: string; schema: z.ZodType; mediaTypes?: readonly string[] };
 
 /** The binding rules, described for documentation (OpenAPI): parameters by location and the request body. */
 export function describeParams(plan: BinderPlan): { params: ParamDescriptor[]; body: BodyDescriptor } {
@@ -46,5 +47,8 @@ export function describeParams(plan: BinderPlan): { params: ParamDescriptor[]; b
     }
   }
   if (Object.keys(bodyFields).length > 0) body = { kind: 'fields', schema: z.object(bodyFields) };
+  // Forms and uploads are described with their own media types rather than JSON.
+  const form = compileForm(plan.method, plan.params, plan.pathParams);
+  if (form !== undefined && body.kind !== 'none') body = { ...body, mediaTypes: form.mediaTypes };
   return { params, body };
 }

@@ -15,6 +15,23 @@ export type { ParamSpec, ParamsShape, BinderPlan } from './plan.js';
 export type { ValidationIssue } from './issues.js';
 export type { RawInput } from './readers.js';
 export { queryValues } from './query-values.js';
+export {
+  file,
+  form,
+  compileForm,
+  fileOptionsOf,
+  brandUploadedFile,
+  isUploadedFile,
+  FormSource,
+  DEFAULT_MAX_FILE_SIZE,
+  MULTIPART,
+  URLENCODED,
+  type UploadedFile,
+  type FileOptions,
+  type FileSchema,
+  type FormField,
+  type FormPlan,
+} from './uploads.js';
 export { compiledParser, type SchemaParser } from './compiled.js';
 export { isArrayLikeSchema } from './convert.js';
 export {

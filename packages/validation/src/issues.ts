@@ -42,7 +42,8 @@ export function readable(
   expected: string | undefined,
 ): { message: string; code: string } {
   const input = (issue as { input?: unknown }).input;
-  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && input === undefined) {
+  // `custom` too: a `file()` (or any custom check) given nothing is a missing field.
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union' || issue.code === 'custom') && input === undefined) {
     return { message: 'Field required', code: 'missing' };
   }
   if (

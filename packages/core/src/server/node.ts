@@ -61,6 +61,7 @@ class NodeRequest extends Request {
     return rawHeaderValue(this.raw.rawHeaders, name);
   }
   protected override readBody(limit: number): Promise<Uint8Array> {
+    this.sendContinue();
     const raw = this.raw;
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
@@ -100,6 +101,21 @@ class NodeRequest extends Request {
   }
   protected override onBodyRefused(): void {
     this.bodyRefused = true;
+    // Whatever the client still sends is read and dropped, so the answer can be written.
+    if (!awaitingContinue.has(this.raw)) this.raw.resume();
+  }
+  protected override openBodyStream(): AsyncIterable<Uint8Array> {
+    this.sendContinue();
+    return this.raw;
+  }
+  override onFinished(fn: () => void): boolean {
+    if (this.res.closed) queueMicrotask(fn);
+    else this.res.once('close', fn);
+    return true;
+  }
+  /** `Expect: 100-continue`: the client is invited to send the body only when it is read. */
+  private sendContinue(): void {
+    if (awaitingContinue.delete(this.raw)) this.res.writeContinue();
   }
   protected override watchDisconnect(): void {
     if (this.res.writableFinished) return;
@@ -125,6 +141,8 @@ function rawHeaderValue(raw: string[], name: string): string | undefined {
   }
   return value;
 }
+/** Requests that sent `Expect: 100-continue` and have not been invited to send their body yet. */
+const awaitingContinue = new WeakSet<IncomingMessage>();
 
 const UNAVAILABLE_BODY = problem(503, 'The server is shutting down');
 const BAD_REQUEST_BODY = problem(400, 'Malformed request target');
@@ -177,7 +195,8 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
 
   const write = (res: ServerResponse, request: NodeRequest, response: Parameters<typeof serialize>[0]) => {
     const out = serialize(response, context);
-    if (request.bodyRefused || draining) out.headers.push('connection', 'close');
+    // A body never invited (100-continue) or refused part-way may still be on its way: do not reuse the connection.
+    if (request.bodyRefused || draining || awaitingContinue.has(request.raw)) out.headers.push('connection', 'close');
     try {
       const reason = reasonOverride(out.status);
       if (reason === undefined) res.writeHead(out.status, out.headers);
@@ -265,15 +284,12 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     listener,
   );
   server.keepAliveTimeout = limits.keepAliveTimeout;
-  // `Expect: 100-continue` with a declared body over the limit: the client is never asked for the body.
-  // The app still answers (plugins, middleware, guards: CORS headers, metrics, logs, 401 first); an
-  // endpoint that reads the body gets 413 without reading (`Request` refuses the declared length).
+  // `Expect: 100-continue`: the request goes through the pipeline like any other (plugins, middleware,
+  // guards: CORS headers, metrics, logs, 401 first), and `100 Continue` is sent only when the endpoint
+  // reads the body; a declared body over the endpoint's limit (`bodyLimit`, or `uploadLimit` for forms)
+  // is refused with 413 without the client ever being asked for it.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    if (Number(req.headers['content-length']) > bodyLimit) {
-      listener(req, res, true);
-      return;
-    }
-    res.writeContinue();
+    awaitingContinue.add(req);
     listener(req, res);
   });
 

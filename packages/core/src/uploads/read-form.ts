@@ -1,0 +1,244 @@
+import { Readable } from 'node:stream';
+import { Busboy, type BusboyFileStream, type BusboyInstance } from '@fastify/busboy';
+import type { FormField, FormPlan, UploadedFile, ValidationIssue } from '@fnapi/validation';
+import { fileTypeFromBuffer } from 'file-type';
+import { BadRequestError, type HTTPError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
+import type { Request } from '../request.js';
+import { REQUEST_INTERNALS } from '../request-internals.js';
+import type { ErrorPolicy } from '../runtime.js';
+import { BYTES_TYPE, isTextContentType } from '../http.js';
+import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT, MAX_FIELD_SIZE, MAX_PARTS, SPOOL_THRESHOLD } from './limits.js';
+import { DiskFile, MemoryFile, Spool } from './spool.js';
+
+/** Bytes file-type reads to recognise a format. */
+const SNIFF_BYTES = 4100;
+
+export interface FormContent {
+  /** Field name → converted text value(s) and uploaded file(s), for the binder. */
+  body: Record<string, unknown>;
+  /** Files whose content is outside their field's `types`. */
+  issues: ValidationIssue[];
+}
+
+interface PendingFile {
+  field: Extract<FormField, { kind: 'file' }>;
+  done: Promise<UploadedFile>;
+}
+
+function mediaTypeOf(contentType: string | null): string | undefined {
+  if (!contentType) return undefined;
+  const semicolon = contentType.indexOf(';');
+  return (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+}
+
+function put(body: Record<string, unknown>, name: string, array: boolean, value: unknown): number {
+  if (!array) {
+    body[name] = value;
+    return 0;
+  }
+  const list = (body[name] ??= []) as unknown[];
+  list.push(value);
+  return list.length - 1;
+}
+
+/**
+ * Reads a form body (multipart or urlencoded) as it arrives: text parts converted as strictly as
+ * query strings, file parts spooled (memory up to 1 MiB, then a temporary file removed once the
+ * response has been sent), every limit enforced while reading (413 at once, the rest discarded).
+ */
+export function readForm(request: Request, plan: FormPlan): Promise<FormContent> {
+  const limits = (request[REQUEST_INTERNALS] as ErrorPolicy | undefined)?.limits;
+  const uploadLimit = limits?.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
+  const maxFiles = limits?.maxFiles ?? DEFAULT_MAX_FILES;
+  const body: Record<string, unknown> = Object.create(null);
+  if (!request.hasBody) return Promise.resolve({ body, issues: [] });
+
+  const contentType = request.headers.get('content-type');
+  const mediaType = mediaTypeOf(contentType);
+  if (mediaType === undefined || !plan.mediaTypes.includes(mediaType)) {
+    request.discardBody();
+    return Promise.reject(
+      new UnsupportedMediaTypeError(
+        `Expected ${plan.mediaTypes.join(' or ')}, got ${contentType ? `"${contentType}"` : 'no content type'}`,
+      ),
+    );
+  }
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (declared > uploadLimit) {
+    request.discardBody();
+    return Promise.reject(tooLarge(`Request body exceeds the upload limit of ${uploadLimit} bytes`));
+  }
+
+  let parser: BusboyInstance;
+  try {
+    parser = Busboy({
+      headers: { 'content-type': contentType! },
+      limits: { fieldSize: MAX_FIELD_SIZE, parts: MAX_PARTS, fields: MAX_PARTS, files: maxFiles, fieldNameSize: 1024 },
+      defCharset: 'utf8',
+    });
+  } catch (error) {
+    request.discardBody();
+    return Promise.reject(new BadRequestError(`Malformed form body: ${(error as Error).message}`));
+  }
+
+  const spool = new Spool();
+  // Past the threshold a file goes to disk only where the transport says when the response is done.
+  const canSpool = plan.largestFile > SPOOL_THRESHOLD && request.onFinished(() => spool.removeAll());
+  const pending: PendingFile[] = [];
+  const bodyStream = request.bodyStream();
+  const source = bodyStream instanceof Readable ? bodyStream : Readable.from(bodyStream);
+
+  return new Promise<FormContent>((resolve, reject) => {
+    let failed = false;
+    let ended = false;
+    let received = 0;
+    const openFiles = new Set<BusboyFileStream>();
+
+    const fail = (error: HTTPError, discard: boolean) => {
+      if (failed) return;
+      failed = true;
+      source.off('data', onData);
+      parser.removeAllListeners('drain');
+      for (const stream of openFiles) stream.resume();
+      spool.removeAll();
+      if (discard) request.discardBody();
+      else if (source !== bodyStream) source.destroy();
+      reject(error);
+    };
+
+    const onData = (data: Buffer | Uint8Array | string) => {
+      const chunk = typeof data === 'string' ? Buffer.from(data) : data;
+      received += chunk.byteLength;
+      if (received > uploadLimit) {
+        fail(tooLarge(`Request body exceeds the upload limit of ${uploadLimit} bytes`), true);
+        return;
+      }
+      if (!parser.write(chunk)) source.pause();
+    };
+    parser.on('drain', () => source.resume());
+    source.on('data', onData);
+    source.once('end', () => {
+      ended = true;
+      if (!failed) parser.end();
+    });
+    source.once('error', (error) => fail(new BadRequestError('The request body could not be read', undefined, { cause: error }), false));
+    source.once('close', () => {
+      if (!ended) fail(new BadRequestError('The request body ended before it was complete'), false);
+    });
+
+    parser.on('field', (name, value, _nameTruncated, valueTruncated) => {
+      if (failed) return;
+      if (valueTruncated) {
+        fail(tooLarge(`Form field "${name}" exceeds ${MAX_FIELD_SIZE} bytes`), true);
+        return;
+      }
+      const field = plan.fields.get(name);
+      if (field === undefined || field.kind === 'file') put(body, name, Array.isArray(body[name]), value);
+      else put(body, name, field.array, field.convert(value));
+    });
+
+    parser.on('file', (name, stream, filename, _encoding, declaredType) => {
+      // A part cut short is reported by the parser too (400 there); the part's own error adds nothing.
+      stream.on('error', () => {});
+      const field = plan.fields.get(name);
+      if (failed || field === undefined || field.kind !== 'file') {
+        // Files the endpoint does not take are read past and dropped.
+        stream.resume();
+        return;
+      }
+      pending.push({ field, done: receiveFile(stream, field, filename ?? '', declaredType) });
+    });
+
+    const receiveFile = (stream: BusboyFileStream, field: Extract<FormField, { kind: 'file' }>, name: string, declaredType: string) =>
+      new Promise<UploadedFile>((done, failFile) => {
+        openFiles.add(stream);
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let disk: ReturnType<Spool['create']> | undefined;
+        const head: Buffer[] = [];
+        let headSize = 0;
+        stream.on('data', (chunk: Buffer) => {
+          if (failed) return;
+          size += chunk.byteLength;
+          if (size > field.maxSize) {
+            fail(tooLarge(`File "${field.name}" exceeds ${field.maxSize} bytes`), true);
+            return;
+          }
+          if (headSize < SNIFF_BYTES) {
+            head.push(chunk);
+            headSize += chunk.byteLength;
+          }
+          if (disk === undefined && canSpool && size > SPOOL_THRESHOLD) {
+            disk = spool.create();
+            disk.out.on('error', (error) => fail(new BadRequestError('The upload could not be stored', undefined, { cause: error }), true));
+            for (const held of chunks) disk.out.write(held);
+            chunks.length = 0;
+          }
+          if (disk === undefined) chunks.push(chunk);
+          else if (!disk.out.write(chunk)) {
+            // The disk is slower than the network: pause the part (and so the socket) until it drains.
+            stream.pause();
+            disk.out.once('drain', () => stream.resume());
+          }
+        });
+        stream.once('end', () => {
+          openFiles.delete(stream);
+          if (failed) return;
+          const sniffed = Buffer.concat(head, headSize).subarray(0, SNIFF_BYTES);
+          const typed = detectType(sniffed, declaredType);
+          if (disk === undefined) {
+            typed.then((type) => done(new MemoryFile(name, type, Buffer.concat(chunks, size))), failFile);
+            return;
+          }
+          const { out, path } = disk;
+          out.end();
+          Promise.all([typed, new Promise<void>((ok) => out.once('finish', ok))]).then(
+            ([type]) => done(new DiskFile(name, type, size, path)),
+            failFile,
+          );
+        });
+      });
+
+    parser.on('filesLimit', () => fail(tooLarge(`More than ${maxFiles} files in one request`), true));
+    parser.on('fieldsLimit', () => fail(tooLarge(`More than ${MAX_PARTS} parts in one form`), true));
+    parser.on('partsLimit', () => fail(tooLarge(`More than ${MAX_PARTS} parts in one form`), true));
+    parser.on('error', (error: unknown) => fail(new BadRequestError(`Malformed form body: ${(error as Error)?.message ?? error}`), true));
+    parser.on('finish', () => {
+      if (failed) return;
+      Promise.all(pending.map((p) => p.done)).then(
+        (files) => {
+          if (failed) return;
+          const issues: ValidationIssue[] = [];
+          files.forEach((uploaded, i) => {
+            const { field } = pending[i]!;
+            const index = put(body, field.name, field.array, uploaded);
+            if (field.types !== undefined && !field.types.includes(uploaded.type)) {
+              issues.push({
+                in: 'body',
+                path: field.array ? [field.name, index] : [field.name],
+                message: `File type ${uploaded.type} is not accepted; expected ${field.types.join(', ')}`,
+                code: 'file_type',
+              });
+            }
+          });
+          if (issues.length > 0) spool.removeAll();
+          resolve({ body, issues });
+        },
+        (error: unknown) => fail(new BadRequestError('The upload could not be stored', undefined, { cause: error }), true),
+      );
+    });
+  });
+}
+
+/** The type by content; a declared text type when the content has no magic bytes; else octet-stream. */
+async function detectType(head: Buffer, declared: string): Promise<string> {
+  const found = head.byteLength === 0 ? undefined : await fileTypeFromBuffer(head);
+  if (found !== undefined) return found.mime;
+  const type = mediaTypeOf(declared);
+  // Text types carry no magic bytes: the declared one is believed only for them.
+  return type !== undefined && isTextContentType(type) ? type : BYTES_TYPE;
+}
+
+function tooLarge(message: string): PayloadTooLargeError {
+  return new PayloadTooLargeError(message);
+}
