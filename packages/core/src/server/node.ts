@@ -7,7 +7,7 @@ import { PROBLEM_JSON, reasonOverride, reasonPhrase } from '../http.js';
 import { Request } from '../request.js';
 import { drainingReason, StreamInterrupted } from '../streams.js';
 import type { Runtime } from '../runtime-contract.js';
-import { startOrRefuse } from '../wire/answer.js';
+import { startOrRefuse, withoutBody } from '../wire/answer.js';
 import { serialize } from '../wire/serialize.js';
 import { writeChunks } from '../wire/stream-writer.js';
 
@@ -194,7 +194,8 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
   };
 
   const write = (res: ServerResponse, request: NodeRequest, response: Parameters<typeof serialize>[0]) => {
-    const out = serialize(response, context);
+    let out = serialize(response, context);
+    if (request.method === 'HEAD') out = withoutBody(out);
     // A body never invited (100-continue) or refused part-way may still be on its way: do not reuse the connection.
     if (request.bodyRefused || draining || awaitingContinue.has(request.raw)) out.headers.push('connection', 'close');
     try {
@@ -208,7 +209,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       finished();
       return;
     }
-    if (out.stream !== undefined && request.method !== 'HEAD') {
+    if (out.stream !== undefined) {
       streaming.add(request);
       const done = () => {
         streaming.delete(request);
@@ -228,7 +229,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       );
       return;
     }
-    res.end(request.method === 'HEAD' ? undefined : (out.body ?? undefined));
+    res.end(out.body ?? undefined);
     finished();
   };
 
