@@ -13,6 +13,7 @@ import type { AppRuntime, ErrorPolicy, ValidationErrorFormat } from './runtime.j
 import { handleFetch } from './server/fetch.js';
 import { inject, type InjectOptions, type InjectResponse } from './server/inject.js';
 import type { RunOptions, RunningServer } from './server/node.js';
+import { ServingState } from './serving-state.js';
 import type { Runtime, RuntimeLimits } from './transport.js';
 
 export type { ValidationErrorFormat };
@@ -57,6 +58,11 @@ export interface APIOptions {
   keepAliveTimeout?: number;
   /** Milliseconds in-flight requests get to finish on shutdown; default 10 000. */
   shutdownTimeout?: number;
+  /**
+   * Seconds a server goes on serving after SIGTERM, while readiness (`app.serving.ready`, `/readyz`)
+   * already fails, before it drains: the time a load balancer needs to stop sending; default 0.
+   */
+  shutdownDelay?: number;
 }
 
 export interface RouteInfo {
@@ -85,6 +91,8 @@ export class API extends RouteGroup implements Runtime {
   readonly limits: Readonly<RuntimeLimits>;
   readonly options: Readonly<APIOptions>;
   readonly pluginManager: PluginManager;
+  /** Starting, ready, stopping or stopped (what a readiness probe asks). */
+  readonly serving = new ServingState();
 
   private loggerInstance: Logger | undefined;
   /** Every endpoint, by `METHOD path`, in registration order. */
@@ -117,6 +125,7 @@ export class API extends RouteGroup implements Runtime {
       requestTimeout: options.requestTimeout ?? 30_000,
       keepAliveTimeout: options.keepAliveTimeout ?? 72_000,
       shutdownTimeout: options.shutdownTimeout ?? 10_000,
+      shutdownDelay: shutdownDelayMs(options.shutdownDelay),
     });
     this.pluginManager = new PluginManager(this, () => this.logger);
     const app = this;
@@ -157,7 +166,9 @@ export class API extends RouteGroup implements Runtime {
     this.started ??= (async () => {
       this.stopped = undefined;
       this.compiled();
+      this.serving.to('starting');
       for (const callback of this.startupCallbacks) await callback();
+      this.serving.to('ready');
     })();
     return this.started;
   }
@@ -166,6 +177,7 @@ export class API extends RouteGroup implements Runtime {
   shutdown(): Promise<void> {
     this.stopped ??= (async () => {
       this.started = undefined;
+      this.serving.to('stopping');
       for (const callback of [...this.shutdownCallbacks].reverse()) {
         try {
           await callback();
@@ -173,6 +185,7 @@ export class API extends RouteGroup implements Runtime {
           this.logger.error({ err: error }, 'shutdown callback failed');
         }
       }
+      this.serving.to('stopped');
     })();
     return this.stopped;
   }
@@ -329,4 +342,11 @@ function derivedOperationId(method: string, path: string): string {
     .replace(/[^A-Za-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '');
   return `${method.toLowerCase()}_${slug || 'root'}`;
+}
+
+function shutdownDelayMs(seconds: number | undefined): number {
+  if (seconds === undefined) return 0;
+  if (!Number.isFinite(seconds) || seconds < 0)
+    throw new RangeError(`shutdownDelay must be a number of seconds ≥ 0, got ${String(seconds)}`);
+  return Math.round(seconds * 1000);
 }

@@ -51,6 +51,7 @@ export { errorResponse, type ErrorResponseOptions } from './runtime.js';
 export { BYTES_TYPE, HTML_TYPE, JSON_TYPE, TEXT_TYPE, isJsonContentType, reasonPhrase, statusHasBody } from './http.js';
 export type { RunOptions, RunningServer } from './server/node.js';
 export type { Runtime, RuntimeLimits } from './transport.js';
+export { ServingState, type ServingPhase } from './serving-state.js';
 export { serialize, toChunk, toWebStream, type Serialized, type SerializeContext } from './server/write.js';
 export { handleFetch } from './server/fetch.js';
 export { collectBody } from './body.js';

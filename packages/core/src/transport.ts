@@ -3,6 +3,7 @@ import type { MaybePromise } from './pipeline.js';
 import type { EventName } from './plugins.js';
 import type { Request } from './request.js';
 import type { Response } from './response.js';
+import type { ServingState } from './serving-state.js';
 
 /** Limits a transport enforces while reading requests (the app's options, with defaults applied). */
 export interface RuntimeLimits {
@@ -16,6 +17,8 @@ export interface RuntimeLimits {
   keepAliveTimeout: number;
   /** Milliseconds in-flight requests get to finish on shutdown. */
   shutdownTimeout: number;
+  /** Milliseconds a server keeps serving after SIGTERM (readiness already failing) before it drains. */
+  shutdownDelay: number;
 }
 
 /**
@@ -38,4 +41,6 @@ export interface Runtime {
   readonly limits: Readonly<RuntimeLimits>;
   /** Detailed error bodies (a response that cannot be written says why). */
   readonly debug: boolean;
+  /** Starting, ready, stopping or stopped: a server marks `stopping` when its shutdown begins. */
+  readonly serving: ServingState;
 }

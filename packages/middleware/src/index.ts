@@ -14,3 +14,4 @@ export {
   type VaryMarker,
 } from './cache.js';
 export { appendVary } from './util.js';
+export { isUnobserved, markUnobserved } from './unobserved.js';

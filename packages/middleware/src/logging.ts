@@ -1,6 +1,7 @@
 import { defaultLogger, HTTPError, type CallNext, type Logger, type Request, type Response } from '@fnapi/core';
 import type { Level } from 'pino';
 import { Middleware } from './base.js';
+import { isUnobserved } from './unobserved.js';
 import { roundMs } from './util.js';
 
 export interface LoggingMiddlewareOptions {
@@ -42,7 +43,7 @@ export class LoggingMiddleware extends Middleware {
 
   private write(request: Request, status: number, started: number, error?: unknown): void {
     const logger = this.logger;
-    if (!logger.isLevelEnabled(this.level)) return;
+    if (!logger.isLevelEnabled(this.level) || isUnobserved(request)) return;
     const line: Record<string, unknown> = {
       method: request.method,
       path: request.path,

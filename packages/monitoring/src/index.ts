@@ -6,3 +6,10 @@ export {
   type MetricsMiddlewareOptions,
 } from './metrics.js';
 export { createLogger, REDACTED_PATHS, type CreateLoggerOptions } from './logger.js';
+export {
+  healthEndpoints,
+  type CheckResult,
+  type HealthCheck,
+  type HealthEndpointsOptions,
+  type ReadinessReport,
+} from './health.js';
