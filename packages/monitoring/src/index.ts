@@ -13,3 +13,4 @@ export {
   type HealthEndpointsOptions,
   type ReadinessReport,
 } from './health.js';
+export { TracingMiddleware, type TracingMiddlewareOptions } from './tracing.js';
