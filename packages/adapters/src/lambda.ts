@@ -140,6 +140,12 @@ interface EventProcessor<E extends LambdaEvent, R extends LambdaResult> {
   prelude(status: number, headers: [string, string][]): Record<string, unknown>;
 }
 
+/** API Gateway's own request id, used as `request.id` when the client sent none. */
+function gatewayRequestId(context: { [key: string]: unknown } | undefined): string | undefined {
+  const id = context?.requestId;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
 function stagePath(path: string, stage: string | undefined, options: LambdaAdapterOptions): string {
   let out = path;
   if (options.stripStagePath && stage && stage !== '$default') out = stripPrefix(out, `/${stage}`);
@@ -159,6 +165,7 @@ const restProcessor: EventProcessor<APIGatewayProxyEvent, APIGatewayProxyResult>
       body: decodeBody(event.body, event.isBase64Encoded),
       client: { address: event.requestContext?.identity?.sourceIp ?? undefined },
       protocol: protocolOf(headers, 'https'),
+      id: gatewayRequestId(event.requestContext),
       bodyLimit: limit,
     });
   },
@@ -187,6 +194,7 @@ const httpApiProcessor: EventProcessor<APIGatewayProxyEventV2, APIGatewayProxyRe
       body: decodeBody(event.body, event.isBase64Encoded),
       client: { address: event.requestContext.http.sourceIp },
       protocol: protocolOf(headers, 'https'),
+      id: gatewayRequestId(event.requestContext),
       bodyLimit: limit,
     });
   },

@@ -154,7 +154,8 @@ describe('streamHandler()', () => {
     expect(result.contentType).toBe('application/vnd.awslambda.http-integration-response');
     expect(result.prelude).toEqual({
       statusCode: 200,
-      headers: { 'content-type': 'text/plain; charset=utf-8', 'x-started': 'true' },
+      // No X-Request-ID came in: the platform's request id is the request's id.
+      headers: { 'content-type': 'text/plain; charset=utf-8', 'x-started': 'true', 'x-request-id': 'JKJaXmPLvHcESHA=' },
       cookies: ['streamed=yes; Path=/'],
     });
     expect(result.body.toString('utf8')).toBe(STREAM_CHUNKS.join(''));

@@ -2,6 +2,7 @@ import type { DocumentInfo } from '@fnapi/openapi';
 import { describeParams } from '@fnapi/validation';
 import { compile, type RegisteredEndpoint } from './compile.js';
 import { type DocumentSettings, describeApp, docsBuiltins } from './document.js';
+import { type EdgeSettings, edgeSettings, type TrustProxy } from './edge.js';
 import { defaultLogger, type Logger, silentLogger } from './logger.js';
 import type { MaybePromise } from './pipeline.js';
 import { type EventName, PluginManager } from './plugins.js';
@@ -63,6 +64,13 @@ export interface APIOptions {
    * already fails, before it drains: the time a load balancer needs to stop sending; default 0.
    */
   shutdownDelay?: number;
+  /** Header the incoming request id is taken from; default `'x-request-id'`; `false` always generates one. */
+  requestIdHeader?: string | false;
+  /**
+   * Which proxies' `X-Forwarded-For`/`-Proto`/`-Host` are believed (for `request.ip`, `request.url`):
+   * `false` none (default), `true` every hop, a number of hops, or addresses and CIDR ranges.
+   */
+  trustProxy?: TrustProxy;
 }
 
 export interface RouteInfo {
@@ -103,6 +111,7 @@ export class API extends RouteGroup implements Runtime {
   private runtime: AppRuntime | undefined;
   private document: Record<string, unknown> | undefined;
   private readonly errorPolicy: ErrorPolicy;
+  private readonly edge: EdgeSettings;
   private readonly startupCallbacks: Lifecycle[] = [];
   private readonly shutdownCallbacks: Lifecycle[] = [];
   private started: Promise<void> | undefined;
@@ -127,6 +136,7 @@ export class API extends RouteGroup implements Runtime {
       shutdownTimeout: options.shutdownTimeout ?? 10_000,
       shutdownDelay: shutdownDelayMs(options.shutdownDelay),
     });
+    this.edge = edgeSettings(options.requestIdHeader, options.trustProxy);
     this.pluginManager = new PluginManager(this, () => this.logger);
     const app = this;
     this.errorPolicy = {
@@ -251,6 +261,7 @@ export class API extends RouteGroup implements Runtime {
       policy: this.errorPolicy,
       plugins: this.pluginManager,
       redirectSlashes: this.options.redirectSlashes ?? true,
+      edge: this.edge,
     }));
   }
 

@@ -16,6 +16,7 @@ export {
   type HTTPMethod,
   type RouteOptions,
 } from './endpoint.js';
+export type { TrustProxy } from './edge.js';
 export { Request, type AuthInfo, type ClientInfo, type RequestInit } from './request.js';
 export {
   Response,

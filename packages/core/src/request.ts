@@ -3,6 +3,7 @@ import { parse as parseCookie } from 'cookie';
 import { parse as parseQuery } from 'fast-querystring';
 import { decodeText, DEFAULT_BODY_LIMIT, parseJsonBody, tooLarge } from './body.js';
 import { BadRequestError } from './errors.js';
+import { DEFAULT_EDGE, type EdgeSettings, forwardedAddress, generateRequestId, isValidRequestId, lastEntry } from './edge.js';
 import { type RawHeaders, RequestHeaders } from './headers.js';
 import { defaultLogger, type Logger } from './logger.js';
 
@@ -32,6 +33,8 @@ export interface RequestInit {
   client?: ClientInfo;
   protocol?: 'http' | 'https';
   bodyLimit?: number;
+  /** The platform's id for this request (e.g. Lambda's `requestContext.requestId`), used when none came in. */
+  id?: string;
 }
 
 /**
@@ -57,6 +60,8 @@ export class Request {
   errorPolicy: unknown = undefined;
   /** The thrown value already offered to plugins (so each error is reported once). Internal. */
   reportedError: { error: unknown } | undefined = undefined;
+  /** The app's `requestIdHeader` and `trustProxy`, set by the runtime serving this request. Internal. */
+  edge: EdgeSettings | undefined = undefined;
   protected readonly protocol: 'http' | 'https';
   private _rawHeaders: RawHeaders | undefined;
   private _headers: RequestHeaders | undefined;
@@ -74,6 +79,10 @@ export class Request {
   private _abort: AbortController | undefined;
   private _abortReason: unknown = undefined;
   private _aborted = false;
+  private _id: string | undefined;
+  private readonly platformId: string | undefined;
+  private _ip: string | undefined | null = null;
+  private _logger: Logger | undefined;
 
   constructor(init: RequestInit) {
     const method = init.method;
@@ -85,6 +94,33 @@ export class Request {
     this._client = init.client;
     this.protocol = init.protocol ?? 'http';
     this.bodyLimit = init.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    this.platformId = init.id;
+  }
+
+  /**
+   * The request's id: the incoming `X-Request-ID` (the app's `requestIdHeader`) when it is 1–128
+   * visible ASCII characters, else the platform's id, else a generated one. Sent back as `X-Request-ID`.
+   */
+  get id(): string {
+    if (this._id === undefined) {
+      const name = (this.edge ?? DEFAULT_EDGE).requestIdHeader;
+      const incoming = name === undefined ? undefined : this.headerValue(name);
+      this._id = incoming !== undefined && isValidRequestId(incoming) ? incoming : (this.platformId ?? generateRequestId());
+    }
+    return this._id;
+  }
+
+  /**
+   * The client's address: the peer's, or with `trustProxy` the nearest untrusted address of
+   * `X-Forwarded-For`. Computed on first read.
+   */
+  get ip(): string | undefined {
+    if (this._ip === null) {
+      const peer = this.client.address;
+      const trust = this.edge?.trust;
+      this._ip = trust === undefined ? peer : forwardedAddress(peer, this.headerValue('x-forwarded-for'), trust);
+    }
+    return this._ip;
   }
 
   /** Case-insensitive request headers (built on first use: a route that reads none pays nothing). */
@@ -112,8 +148,16 @@ export class Request {
 
   get url(): URL {
     if (this._url === undefined) {
-      const host = this.headers.get('host') ?? 'localhost';
-      this._url = new URL(`${this.protocol}://${host}${this.path}${this.rawQuery ? `?${this.rawQuery}` : ''}`);
+      let host = this.headers.get('host') ?? 'localhost';
+      let protocol: string = this.protocol;
+      // X-Forwarded-Proto/-Host only from a trusted peer: anyone else could claim any origin.
+      const trust = this.edge?.trust;
+      if (trust?.(this.client.address, 0)) {
+        const proto = lastEntry(this.headerValue('x-forwarded-proto'))?.toLowerCase();
+        if (proto === 'http' || proto === 'https') protocol = proto;
+        host = lastEntry(this.headerValue('x-forwarded-host')) ?? host;
+      }
+      this._url = new URL(`${protocol}://${host}${this.path}${this.rawQuery ? `?${this.rawQuery}` : ''}`);
     }
     return this._url;
   }
@@ -126,9 +170,16 @@ export class Request {
     return this._cookies;
   }
 
-  /** The logger of the app serving this request (as Fastify's `request.log`). */
+  /**
+   * The logger of the app serving this request (as Fastify's `request.log`): a child carrying
+   * `reqId`, made on first use.
+   */
   get logger(): Logger {
-    return (this.errorPolicy as { logger?: Logger } | undefined)?.logger ?? (fallbackLogger ??= defaultLogger());
+    if (this._logger === undefined) {
+      const base = (this.errorPolicy as { logger?: Logger } | undefined)?.logger ?? (fallbackLogger ??= defaultLogger());
+      this._logger = base.child({ reqId: this.id });
+    }
+    return this._logger;
   }
 
   get state(): Record<string, unknown> {
@@ -206,6 +257,12 @@ export class Request {
     }
     // `readBody` enforces the limit while reading (or on the buffered body).
     return this.readBody(this.bodyLimit);
+  }
+
+  /** One header's value (repeats joined); servers that can find it without building every header override this. */
+  protected headerValue(name: string): string | undefined {
+    const value = this.headers.raw[name];
+    return value === undefined ? undefined : typeof value === 'string' ? value : value.join(', ');
   }
 
   /** The raw header record; servers whose headers are computed on access override this. */

@@ -1,4 +1,5 @@
 import { type ValidationIssue, validationProblem } from '@fnapi/validation';
+import type { EdgeSettings } from './edge.js';
 import { HTTPError, internalErrorProblem, type ProblemDetails, RequestValidationError } from './errors.js';
 import { PROBLEM_JSON } from './http.js';
 import { defaultLogger, type Logger } from './logger.js';
@@ -61,17 +62,18 @@ function report(error: unknown, request: Request, policy: ErrorPolicy): Promise<
 /** The problem response of a thrown value, without reporting it. */
 function problemFor(error: unknown, request: Request, policy: ErrorPolicy, options: ErrorResponseOptions | undefined): Response {
   const log = options?.logExceptions ?? true;
-  const logger = options?.logger ?? policy.logger;
+  // The request's child logger (with `reqId`) is only made when a line is written.
+  const logger = () => options?.logger ?? request.logger;
   if (error instanceof HTTPError) {
     if (log && error.statusCode >= 500)
-      logger.error({ err: error, method: request.method, path: request.path, route: request.route }, 'request failed');
+      logger().error({ err: error, method: request.method, path: request.path, route: request.route }, 'request failed');
     if (error instanceof RequestValidationError) {
       const format = policy.validationError;
       if (format) {
         try {
           return new Response(format.format(error.issues, request), { statusCode: 422, mediaType: PROBLEM_JSON });
         } catch (formatError) {
-          logger.error({ err: formatError }, 'validationError.format failed');
+          logger().error({ err: formatError }, 'validationError.format failed');
           return problemResponse(internalErrorProblem(formatError, policy.debug, policy.debug));
         }
       }
@@ -79,7 +81,7 @@ function problemFor(error: unknown, request: Request, policy: ErrorPolicy, optio
     }
     return problemResponse(error.toProblem(), error.headers);
   }
-  if (log) logger.error({ err: error, method: request.method, path: request.path, route: request.route }, 'unhandled error');
+  if (log) logger().error({ err: error, method: request.method, path: request.path, route: request.route }, 'unhandled error');
   const includeStack = options?.includeTraceback ?? policy.debug;
   const debug = (options?.debug ?? policy.debug) || includeStack;
   return problemResponse(internalErrorProblem(error, debug, includeStack));
@@ -139,6 +141,14 @@ export interface RuntimeOptions {
   plugins: PluginManager;
   /** Answer a path that differs from a route only by a trailing slash with 308 (default true). */
   redirectSlashes: boolean;
+  /** `requestIdHeader` and `trustProxy`, handed to each request. */
+  edge: EdgeSettings;
+}
+
+/** Every answer carries the request's id, set last so that no middleware (a cache) can replace it. */
+function stampId(response: Response, request: Request): Response {
+  response.headers.set('x-request-id', request.id);
+  return response;
 }
 
 /**
@@ -151,26 +161,33 @@ export class AppRuntime {
   private readonly policy: ErrorPolicy;
   private readonly plugins: PluginManager;
   private readonly redirectSlashes: boolean;
+  private readonly edge: EdgeSettings;
 
   constructor(options: RuntimeOptions) {
     this.table = options.table;
     this.policy = options.policy;
     this.plugins = options.plugins;
     this.redirectSlashes = options.redirectSlashes;
+    this.edge = options.edge;
     this.chain = compose(options.middleware, this.route);
   }
 
   /** Serves one request; synchronous when nothing on its path is asynchronous. Never throws. */
   serve(request: Request): MaybePromise<Response> {
     request.errorPolicy = this.policy;
+    request.edge = this.edge;
     if (this.plugins.hasRequestHooks) return this.serveWithHooks(request);
     let out: MaybePromise<Response>;
     try {
       out = this.chain(request);
     } catch (error) {
-      return errorResponse(error, request);
+      out = errorResponse(error, request);
     }
-    return out instanceof Promise ? out.catch((error: unknown) => errorResponse(error, request)) : out;
+    if (!(out instanceof Promise)) return stampId(out, request);
+    return out.then(
+      (response) => stampId(response, request),
+      async (error: unknown) => stampId(await errorResponse(error, request), request),
+    );
   }
 
   private async serveWithHooks(request: Request): Promise<Response> {
@@ -179,13 +196,14 @@ export class AppRuntime {
     if (plugins.listens('request_received')) plugins.emit('request_received', { request });
     const current = await plugins.preRequest(request);
     current.errorPolicy = this.policy;
+    current.edge = this.edge;
     let response: Response;
     try {
       response = await this.chain(current);
     } catch (error) {
       response = await errorResponse(error, current);
     }
-    response = await plugins.postResponse(response, current);
+    response = stampId(await plugins.postResponse(response, current), current);
     if (plugins.listens('response_sent')) {
       plugins.emit('response_sent', { request: current, response, duration: performance.now() - started });
     }

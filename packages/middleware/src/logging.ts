@@ -13,7 +13,7 @@ export interface LoggingMiddlewareOptions {
 
 /**
  * One structured line per request, written when the response is known:
- * `{ method, path, route, status, duration, msg: 'request completed' }`, `duration` in milliseconds
+ * `{ method, path, route, status, duration, reqId, msg: 'request completed' }`, `duration` in milliseconds
  * and `route` the matched template (`/users/{user_id}`), absent when no route matched. A request
  * whose exception passes through is logged with the status it will get and `err`, then re-thrown.
  */
@@ -50,6 +50,7 @@ export class LoggingMiddleware extends Middleware {
       route: request.route,
       status,
       duration: roundMs(performance.now() - started),
+      reqId: request.id,
     };
     if (error !== undefined) line.err = error;
     logger[this.level](line, 'request completed');

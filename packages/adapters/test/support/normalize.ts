@@ -28,6 +28,11 @@ function comparable(headers: Map<string, string[]>): Record<string, string | str
   const out: Record<string, string | string[]> = {};
   for (const [name, values] of [...headers].sort(([a], [b]) => a.localeCompare(b))) {
     if (PER_HOP.has(name)) continue;
+    // Unique per request by design: compared for presence only.
+    if (name === 'x-request-id') {
+      out[name] = values.length === 1 && /^[\x21-\x7e]{1,128}$/.test(values[0]!) ? '<id>' : values;
+      continue;
+    }
     // Repeated fields mean the same as one comma-joined field (RFC 9110 §5.3), except Set-Cookie.
     out[name] = name === 'set-cookie' ? values : values.join(', ');
   }

@@ -54,6 +54,9 @@ class NodeRequest extends Request {
   protected override loadHeaders() {
     return this.raw.headers;
   }
+  protected override headerValue(name: string): string | undefined {
+    return rawHeaderValue(this.raw.rawHeaders, name);
+  }
   protected override readBody(limit: number): Promise<Uint8Array> {
     const raw = this.raw;
     return new Promise((resolve, reject) => {
@@ -108,6 +111,16 @@ class NodeRequest extends Request {
   protected override readClient() {
     return { address: this.raw.socket.remoteAddress, port: this.raw.socket.remotePort };
   }
+}
+
+/** One header from node's raw list (repeats joined), without building the whole header object. */
+function rawHeaderValue(raw: string[], name: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const key = raw[i]!;
+    if (key.length === name.length && key.toLowerCase() === name) value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
+  }
+  return value;
 }
 
 const UNAVAILABLE_BODY = problem(503, 'The server is shutting down');
