@@ -13,5 +13,13 @@ export {
   type MemoryCacheStoreOptions,
   type VaryMarker,
 } from './cache.js';
+export {
+  RateLimitMiddleware,
+  MemoryRateLimitStore,
+  type MemoryRateLimitStoreOptions,
+  type RateLimitHit,
+  type RateLimitOptions,
+  type RateLimitStore,
+} from './rate-limit.js';
 export { appendVary } from './util.js';
 export { isUnobserved, markUnobserved } from './unobserved.js';
