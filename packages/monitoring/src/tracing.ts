@@ -64,7 +64,7 @@ export class TracingMiddleware extends Middleware {
 
 function requestAttributes(request: Request): Attributes {
   const url = request.url;
-  const ip = (request as { ip?: string }).ip ?? request.client.address;
+  const ip = request.ip;
   const attributes: Attributes = {
     'http.request.method': request.method,
     'url.path': request.path,

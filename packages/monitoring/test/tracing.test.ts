@@ -147,10 +147,14 @@ describe('TracingMiddleware with the OpenTelemetry SDK', () => {
     expect(span!.attributes['http.response.status_code']).toBe(503);
   });
 
-  it('puts the trace id in the request’s log lines', async () => {
-    await client.request('GET', '/items/9', { headers: { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` } });
+  it('puts the request id and the trace id in the request’s log lines', async () => {
+    const res = await client.request('GET', '/items/9', {
+      headers: { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01`, 'x-request-id': 'ticket-4711' },
+    });
+    expect(res.headers['x-request-id']).toBe('ticket-4711');
     const [span] = await spans();
     const line = lines.find((l) => l.msg === 'looking the item up' && l.id === 9);
+    expect(line?.reqId).toBe('ticket-4711');
     expect(line?.trace_id).toBe(TRACE_ID);
     expect(line?.span_id).toBe(span!.spanContext().spanId);
   });
