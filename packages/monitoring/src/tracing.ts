@@ -2,6 +2,7 @@ import { type CallNext, HTTPError, type Request, type Response } from '@fnapi/co
 import { Middleware } from '@fnapi/middleware';
 import {
   type Attributes,
+  type Context,
   context,
   propagation,
   type Span,
@@ -39,26 +40,31 @@ export class TracingMiddleware extends Middleware {
     this.tracer = options.tracer ?? trace.getTracer('@fnapi/monitoring');
   }
 
-  async dispatch(request: Request, callNext: CallNext): Promise<Response> {
+  // Not async: with no SDK registered the request passes on with no extra promise.
+  dispatch(request: Request, callNext: CallNext): Promise<Response> {
     const parent = propagation.extract(context.active(), request, headerGetter);
     const span = this.tracer.startSpan(request.method, { kind: SpanKind.SERVER }, parent);
     if (!span.isRecording()) {
-      // No SDK: keep only the caller's trace (for outgoing calls), skip every attribute.
+      // Keep only the caller's trace (for outgoing calls); skip every attribute.
       if (!trace.getSpanContext(parent)) return callNext(request);
       return context.with(trace.setSpan(parent, span), callNext, undefined, request);
     }
-    span.setAttributes(requestAttributes(request));
-    try {
-      const response = await context.with(trace.setSpan(parent, span), callNext, undefined, request);
-      finish(span, request, response.statusCode);
-      return response;
-    } catch (error) {
-      span.recordException(error instanceof Error ? error : String(error));
-      finish(span, request, error instanceof HTTPError ? error.statusCode : 500, error);
-      throw error;
-    } finally {
-      span.end();
-    }
+    return traced(span, parent, request, callNext);
+  }
+}
+
+async function traced(span: Span, parent: Context, request: Request, callNext: CallNext): Promise<Response> {
+  span.setAttributes(requestAttributes(request));
+  try {
+    const response = await context.with(trace.setSpan(parent, span), callNext, undefined, request);
+    finish(span, request, response.statusCode);
+    return response;
+  } catch (error) {
+    span.recordException(error instanceof Error ? error : String(error));
+    finish(span, request, error instanceof HTTPError ? error.statusCode : 500, error);
+    throw error;
+  } finally {
+    span.end();
   }
 }
 
