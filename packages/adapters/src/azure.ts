@@ -1,7 +1,8 @@
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { collectBody, Request, type Runtime, toChunk, toWebStream } from '@fnapi/core';
+import { Request } from '@fnapi/core';
 import { parseString as parseSetCookie } from 'set-cookie-parser';
-import { headerPairs, readAll, serve, singleValueHeaders } from './common.js';
+import { headerPairs, readAll, serve, singleValueHeaders } from './platform-result.js';
+import { collectBody, type Runtime, toChunk, toWebStream } from '@fnapi/core/transport';
 
 // The shapes of `@azure/functions` v4 the adapter reads and writes (structural, so that the package
 // is not a dependency of apps that deploy elsewhere).

@@ -1,27 +1,20 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { type BodyChunk, Request, reasonPhrase, type Runtime, toChunk } from '@fnapi/core';
+import { type BodyChunk, Request, reasonPhrase } from '@fnapi/core';
 import {
   type BinaryOptions,
   type BufferedResult,
-  decodeBody,
   encodeBody,
-  encodeQuery,
   headerPairs,
-  joinRawQuery,
-  lowerCaseHeaders,
   multiValueHeaders,
-  protocolOf,
   serve,
   serveBuffered,
   setCookies,
   singleValueHeaders,
   splitHeaders,
-  stripPrefix,
-  toWirePath,
-  writeChunk,
-  writeChunks,
-} from './common.js';
+} from './platform-result.js';
+import { decodeBody, encodeQuery, joinRawQuery, lowerCaseHeaders, protocolOf, stripPrefix, toWirePath } from './event-parts.js';
+import { writeChunk, writeChunks, type Runtime, toChunk } from '@fnapi/core/transport';
 
 // The event and result shapes, as far as the adapter reads or writes them (the full ones are in
 // `@types/aws-lambda`, which users need not install).

@@ -1,15 +1,7 @@
-import { handleFetch, Request, type Runtime } from '@fnapi/core';
-import {
-  type BinaryOptions,
-  decodeBody,
-  encodeBody,
-  encodeQuery,
-  lowerCaseHeaders,
-  protocolOf,
-  serveBuffered,
-  splitHeaders,
-  toWirePath,
-} from './common.js';
+import { Request } from '@fnapi/core';
+import { type BinaryOptions, encodeBody, serveBuffered, splitHeaders } from './platform-result.js';
+import { decodeBody, encodeQuery, lowerCaseHeaders, protocolOf, toWirePath } from './event-parts.js';
+import { handleFetch, type Runtime } from '@fnapi/core/transport';
 
 /** A Netlify Functions v1 event (the Lambda-compatible shape). */
 export interface NetlifyEvent {

@@ -1,5 +1,6 @@
-import { BadRequestError, type BodyChunk, collectBody, PayloadTooLargeError, Request, type Runtime, toChunk } from '@fnapi/core';
-import { serve, writeChunk, writeChunks } from './common.js';
+import { BadRequestError, type BodyChunk, PayloadTooLargeError, Request } from '@fnapi/core';
+import { serve } from './platform-result.js';
+import { writeChunk, writeChunks, collectBody, type Runtime, toChunk } from '@fnapi/core/transport';
 
 /**
  * A Node request as platforms hand it over: an `IncomingMessage`, or an Express request whose body

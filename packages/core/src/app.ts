@@ -14,8 +14,8 @@ import type { AppRuntime, ErrorPolicy, ValidationErrorFormat } from './runtime.j
 import { handleFetch } from './server/fetch.js';
 import { inject, type InjectOptions, type InjectResponse } from './server/inject.js';
 import type { RunOptions, RunningServer } from './server/node.js';
+import type { Runtime, RuntimeLimits } from './runtime-contract.js';
 import { ServingState } from './serving-state.js';
-import type { Runtime, RuntimeLimits } from './transport.js';
 
 export type { ValidationErrorFormat };
 

@@ -1,7 +1,7 @@
 import { Pool } from 'undici';
 import type { InjectResponse } from './server/inject.js';
 import { runNodeServer, type RunningServer } from './server/node.js';
-import type { Runtime } from './transport.js';
+import type { Runtime } from './runtime-contract.js';
 
 export type { InjectOptions, InjectResponse } from './server/inject.js';
 

@@ -21,5 +21,5 @@ export {
   type RateLimitOptions,
   type RateLimitStore,
 } from './rate-limit.js';
-export { appendVary } from './util.js';
+export { appendVary } from './header-lists.js';
 export { isUnobserved, markUnobserved } from './unobserved.js';

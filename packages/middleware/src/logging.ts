@@ -1,8 +1,8 @@
 import { defaultLogger, HTTPError, type CallNext, type Logger, type Request, type Response } from '@fnapi/core';
 import type { Level } from 'pino';
 import { Middleware } from './base.js';
+import { roundMs } from './duration.js';
 import { isUnobserved } from './unobserved.js';
-import { roundMs } from './util.js';
 
 export interface LoggingMiddlewareOptions {
   /** The pino logger to write to; default core's logger (stdout, `FNAPI_LOG_LEVEL`). */

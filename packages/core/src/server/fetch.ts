@@ -1,8 +1,8 @@
-import { collectBody } from '../body.js';
+import { collectBody } from '../wire/collect-body.js';
 import type { RawHeaders } from '../headers.js';
 import { Request } from '../request.js';
-import type { Runtime } from '../transport.js';
-import { serialize, toWebStream } from './write.js';
+import type { Runtime } from '../runtime-contract.js';
+import { serialize, toWebStream } from '../wire/serialize.js';
 
 /** A Web `Request` seen as an fnapi request; its body is streamed in on first use. */
 class FetchRequest extends Request {

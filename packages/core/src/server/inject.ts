@@ -1,6 +1,6 @@
 import { Request } from '../request.js';
-import type { Runtime } from '../transport.js';
-import { serialize, toChunk } from './write.js';
+import type { Runtime } from '../runtime-contract.js';
+import { serialize, toChunk } from '../wire/serialize.js';
 
 export interface InjectOptions {
   method?: string;

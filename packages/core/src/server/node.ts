@@ -1,12 +1,12 @@
 import { once } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tooLarge } from '../body.js';
+import { tooLarge } from '../wire/collect-body.js';
 import { BadRequestError } from '../errors.js';
 import { PROBLEM_JSON, reasonOverride, reasonPhrase } from '../http.js';
 import { Request } from '../request.js';
-import type { Runtime } from '../transport.js';
-import { serialize, toChunk } from './write.js';
+import type { Runtime } from '../runtime-contract.js';
+import { serialize, toChunk } from '../wire/serialize.js';
 
 // Taken from the built-in registry rather than imported: a bundler hoists a static import of a
 // built-in to the top of a single-file bundle, so serverless functions that never start a server
