@@ -17,6 +17,11 @@ export type MiddlewareResult = Response | globalThis.Response | Promise<Response
 /** Anything with `dispatch(request, callNext)`. */
 export interface MiddlewareObject {
   dispatch(request: Request, callNext: CallNext): MiddlewareResult;
+  /**
+   * Asked once each time the chain is compiled (before the first request): `false` leaves this
+   * middleware out of it, at no cost per request (`TracingMiddleware` with no tracing SDK registered).
+   */
+  isActive?(): boolean;
 }
 export type MiddlewareFunction = (request: Request, callNext: CallNext) => MiddlewareResult;
 export type Middleware = MiddlewareObject | MiddlewareFunction;
@@ -38,7 +43,8 @@ function describe(middleware: Middleware): string {
  * No middleware means no chain at all: `final` is returned as it is. A middleware may pass a request
  * on once: a second `callNext` from the same dispatch is refused (it would run the handler twice).
  */
-export function compose(middleware: readonly Middleware[], final: Step): Step {
+export function compose(all: readonly Middleware[], final: Step): Step {
+  const middleware = all.filter((m) => typeof m === 'function' || m.isActive?.() !== false);
   if (middleware.length === 0) return final;
   let next: CallNext = toAsync(final);
   for (let i = middleware.length - 1; i >= 0; i--) {

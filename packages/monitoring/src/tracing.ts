@@ -4,6 +4,7 @@ import {
   type Attributes,
   type Context,
   context,
+  type ProxyTracerProvider,
   propagation,
   type Span,
   SpanKind,
@@ -33,14 +34,29 @@ const headerGetter: TextMapGetter<Request> = {
  */
 export class TracingMiddleware extends Middleware {
   readonly tracer: Tracer;
+  private readonly explicit: boolean;
 
   constructor(options: TracingMiddlewareOptions = {}) {
     super();
     // A proxy tracer: it follows a provider registered later.
     this.tracer = options.tracer ?? trace.getTracer('@fnapi/monitoring');
+    this.explicit = options.tracer !== undefined;
   }
 
-  // Not async: with no SDK registered the request passes on with no extra promise.
+  /**
+   * Whether a tracer provider is registered when the app compiles its chain: with none, the
+   * middleware stays out of the chain and costs nothing per request. Register the SDK before the app
+   * serves (OpenTelemetry's own advice: load it with `--import` ahead of the app).
+   */
+  isActive(): boolean {
+    if (this.explicit) return true;
+    // The global provider is a proxy; without a registered SDK it has no delegate tracer. Duck-typed:
+    // the api's CommonJS and ES builds each have their own class.
+    const provider = trace.getTracerProvider() as Partial<ProxyTracerProvider>;
+    return typeof provider.getDelegateTracer !== 'function' || provider.getDelegateTracer('@fnapi/monitoring') !== undefined;
+  }
+
+  // Not async: an unsampled request passes on with no extra promise.
   dispatch(request: Request, callNext: CallNext): Promise<Response> {
     const parent = propagation.extract(context.active(), request, headerGetter);
     const span = this.tracer.startSpan(request.method, { kind: SpanKind.SERVER }, parent);

@@ -49,6 +49,8 @@ describe('TracingMiddleware without an SDK', () => {
       expect(res.status).toBe(200);
       expect(res.json()).toEqual({ id: 7 });
       expect(trace.getActiveSpan()).toBeUndefined();
+      // Left out of the compiled chain: nothing runs per request.
+      expect(new TracingMiddleware().isActive()).toBe(false);
     } finally {
       await client.close();
     }
@@ -91,6 +93,10 @@ describe('TracingMiddleware with the OpenTelemetry SDK', () => {
     context.disable();
   });
   beforeEach(() => exporter.reset());
+
+  it('is in the chain once an SDK is registered', () => {
+    expect(new TracingMiddleware().isActive()).toBe(true);
+  });
 
   const spans = async (): Promise<ReadableSpan[]> => {
     await provider.forceFlush();
