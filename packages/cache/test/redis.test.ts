@@ -3,10 +3,7 @@
  * of a private redis-server (stopped and started again mid-run) never fails a request: BYPASS within
  * the store timeout, one log line per outage, hits again once Redis is back.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { API } from '@fnapi/core';
 import { TestClient } from '@fnapi/core/testing';
 import { freePort, jsonLines, REDIS_URL, serviceAvailable } from '@fnapi/test-support';
@@ -14,6 +11,7 @@ import { pino } from 'pino';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CacheMiddleware, RedisCacheStore } from '../src/index.js';
+import { PrivateRedis, redisServerInstalled } from './support/private-redis.js';
 
 const available = await serviceAvailable('Redis', REDIS_URL);
 
@@ -85,53 +83,6 @@ describe.skipIf(!available)('RedisCacheStore on the shared Redis', () => {
       await redis.close();
     }
   });
-});
-
-/** A private redis-server on a free port, stopped and started by the test (never the shared one). */
-class PrivateRedis {
-  private child: ChildProcess | undefined;
-  private readonly dir = mkdtempSync(`${tmpdir()}/fnapi-redis-`);
-  constructor(readonly port: number) {}
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    this.child = spawn(
-      'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    await new Promise<void>((resolve, reject) => {
-      this.child!.once('error', reject);
-      this.child!.stdout!.on('data', (data: Buffer) => {
-        if (data.toString().includes('Ready to accept connections')) resolve();
-      });
-    });
-  }
-
-  /** Stops it for good and removes its folder. */
-  async dispose(): Promise<void> {
-    await this.stop();
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
-
-const redisServerInstalled = await new Promise<boolean>((resolve) => {
-  const probe = spawn('redis-server', ['--version'], { stdio: 'ignore' });
-  probe.on('error', () => resolve(false));
-  probe.on('exit', (code) => resolve(code === 0));
 });
 
 describe.skipIf(!available || !redisServerInstalled)('Redis going down and coming back', () => {

@@ -21,5 +21,12 @@ export {
   type RateLimitOptions,
   type RateLimitStore,
 } from './rate-limit.js';
+export {
+  CompressionMiddleware,
+  negotiateEncoding,
+  isCompressible,
+  type CompressionEncoding,
+  type CompressionOptions,
+} from './compression.js';
 export { appendVary } from './header-lists.js';
 export { isUnobserved, markUnobserved } from './unobserved.js';

@@ -1,0 +1,234 @@
+import { once } from 'node:events';
+import zlib from 'node:zlib';
+import {
+  type BodyChunk,
+  type CallNext,
+  problemResponse,
+  type Request,
+  Response,
+  ResponseHeaders,
+  StreamingResponse,
+  statusHasBody,
+} from '@fnapi/core';
+import { Middleware } from './base.js';
+import { appendVary } from './header-lists.js';
+
+export type CompressionEncoding = 'br' | 'gzip' | 'deflate';
+
+export interface CompressionOptions {
+  /** Bodies smaller than this many bytes are sent as they are; default 1024. */
+  threshold?: number;
+  /** Encodings offered, in the server's order of preference (ties of q-value go to the first); default `['br', 'gzip']`. */
+  encodings?: readonly CompressionEncoding[];
+  /** zlib level for gzip/deflate (0–9, default 6) and quality for brotli (0–11, default 4). */
+  level?: number;
+}
+
+// JSON (and +json), text/* (event streams included), JavaScript, SVG, XML (and +xml), JSON Lines.
+const COMPRESSIBLE =
+  /^(?:text\/|application\/(?:json|javascript|ecmascript|x-javascript|xml|jsonl|x-ndjson|[\w.-]+\+(?:json|xml))\b|image\/svg\+xml\b)/i;
+
+/** Smaller bodies are compressed on the spot; bigger ones on libuv's pool, off the event loop. */
+const SYNC_LIMIT = 32 * 1024;
+
+interface Negotiated {
+  /** The encoding to use, or undefined for the body as it is. */
+  encoding: CompressionEncoding | undefined;
+  /** The client refused `identity` (`identity;q=0`, or `*;q=0` without naming it). */
+  identityRefused: boolean;
+}
+
+/**
+ * Picks an encoding by the request's `Accept-Encoding` (RFC 9110 §12.5.3): the offered encoding with
+ * the highest q-value above 0, `*` standing for those not named; ties go to the server's order.
+ */
+export function negotiateEncoding(header: string | null, offered: readonly CompressionEncoding[]): Negotiated {
+  if (header === null) return { encoding: undefined, identityRefused: false };
+  const weights = new Map<string, number>();
+  for (const part of header.split(',')) {
+    const [rawName, ...params] = part.split(';');
+    const name = rawName!.trim().toLowerCase();
+    if (name === '') continue;
+    let q = 1;
+    for (const param of params) {
+      const [key, value] = param.split('=');
+      if (key?.trim().toLowerCase() === 'q') {
+        const parsed = Number(value?.trim());
+        q = Number.isFinite(parsed) ? Math.min(1, Math.max(0, parsed)) : 0;
+      }
+    }
+    // A repeated coding keeps its highest weight.
+    weights.set(name, Math.max(q, weights.get(name) ?? 0));
+  }
+  const star = weights.get('*');
+  let best: CompressionEncoding | undefined;
+  let bestQ = 0;
+  for (const encoding of offered) {
+    const q = weights.get(encoding) ?? (encoding === 'gzip' ? weights.get('x-gzip') : undefined) ?? star ?? 0;
+    if (q > bestQ) {
+      best = encoding;
+      bestQ = q;
+    }
+  }
+  const identity = weights.get('identity') ?? star;
+  return { encoding: best, identityRefused: identity === 0 };
+}
+
+export function isCompressible(contentType: string | null | undefined): boolean {
+  return contentType != null && COMPRESSIBLE.test(contentType);
+}
+
+/**
+ * Compresses answers by the request's `Accept-Encoding` with node:zlib: compressible types only,
+ * never a body under `threshold`, a HEAD/204/304, a body that already has `Content-Encoding` or a
+ * response marked `Cache-Control: no-transform`. A streamed body is compressed as it flows, one output
+ * chunk per input chunk (flushed after each), so an event stream still arrives item by item. Sets
+ * `Vary: Accept-Encoding`. A client that refuses `identity` gets any body compressed when one of the
+ * encodings is acceptable to it, and 406 when none is.
+ */
+export class CompressionMiddleware extends Middleware {
+  readonly threshold: number;
+  readonly encodings: readonly CompressionEncoding[];
+  readonly level: number | undefined;
+
+  constructor(options: CompressionOptions = {}) {
+    super();
+    this.threshold = options.threshold ?? 1024;
+    this.encodings = Object.freeze([...(options.encodings ?? ['br', 'gzip'])]);
+    for (const encoding of this.encodings) {
+      if (encoding !== 'br' && encoding !== 'gzip' && encoding !== 'deflate') {
+        throw new TypeError(`Unsupported encoding "${String(encoding)}"; use 'br', 'gzip' or 'deflate'`);
+      }
+    }
+    if (options.level !== undefined && !(Number.isInteger(options.level) && options.level >= 0 && options.level <= 11)) {
+      throw new RangeError(`level must be a whole number from 0 to 11, got ${options.level}`);
+    }
+    this.level = options.level;
+  }
+
+  async dispatch(request: Request, callNext: CallNext): Promise<Response> {
+    const response = await callNext(request);
+    if (request.method === 'HEAD' || !statusHasBody(response.statusCode)) return response;
+    const headers = response.headersIfAny;
+    if (headers?.has('content-encoding')) return response;
+    if (headers !== undefined && /\bno-transform\b/i.test(headers.get('cache-control') ?? '')) return response;
+    const contentType = headers?.get('content-type') ?? response.contentType() ?? null;
+    const { encoding, identityRefused } = negotiateEncoding(request.headers.get('accept-encoding'), this.encodings);
+    if (!identityRefused && !isCompressible(contentType)) return response;
+    const stream = response.stream();
+    const body = stream === undefined ? response.render() : null;
+    if (stream === undefined && body === null) return response;
+    appendVary(response, 'Accept-Encoding');
+    if (encoding === undefined) return identityRefused ? notAcceptable(this.encodings) : response;
+    if (body !== null && !identityRefused && byteLength(body) < this.threshold) {
+      // Rendered already: sent as it is rather than rendered (stringified) a second time.
+      return new Response(body, { statusCode: response.statusCode, headers: response.headers, mediaType: contentType ?? undefined });
+    }
+    const out = new ResponseHeaders(response.headers);
+    out.set('content-encoding', encoding);
+    out.delete('content-length');
+    const etag = out.get('etag');
+    // A strong validator names exact bytes; the compressed bytes differ.
+    if (etag !== null && !etag.startsWith('W/')) out.set('etag', `W/${etag}`);
+    if (stream !== undefined) {
+      return new StreamingResponse(compressStream(stream, encoding, this.level), {
+        statusCode: response.statusCode,
+        headers: out,
+        mediaType: contentType ?? undefined,
+      });
+    }
+    const compressed = await compressBuffer(toBuffer(body!), encoding, this.level);
+    return new Response(compressed, { statusCode: response.statusCode, headers: out, mediaType: contentType ?? undefined });
+  }
+}
+
+function notAcceptable(encodings: readonly CompressionEncoding[]): Response {
+  return problemResponse({
+    type: 'about:blank',
+    title: 'Not Acceptable',
+    status: 406,
+    detail: `identity is refused and none of ${encodings.join(', ')} is accepted`,
+  });
+}
+
+function byteLength(body: string | Uint8Array): number {
+  return typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+}
+
+function toBuffer(body: BodyChunk): Buffer {
+  return typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+}
+
+function brotliOptions(level: number | undefined): zlib.BrotliOptions {
+  // Brotli's default quality (11) is for ahead-of-time compression; 4 suits answers made on the fly.
+  return { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: Math.min(11, level ?? 4) } };
+}
+
+function zlibOptions(level: number | undefined): zlib.ZlibOptions {
+  return level === undefined ? {} : { level: Math.min(9, level) };
+}
+
+async function compressBuffer(body: Buffer, encoding: CompressionEncoding, level: number | undefined): Promise<Buffer> {
+  const sync = body.byteLength <= SYNC_LIMIT;
+  switch (encoding) {
+    case 'br':
+      return sync ? zlib.brotliCompressSync(body, brotliOptions(level)) : promised(zlib.brotliCompress, body, brotliOptions(level));
+    case 'gzip':
+      return sync ? zlib.gzipSync(body, zlibOptions(level)) : promised(zlib.gzip, body, zlibOptions(level));
+    case 'deflate':
+      return sync ? zlib.deflateSync(body, zlibOptions(level)) : promised(zlib.deflate, body, zlibOptions(level));
+  }
+}
+
+function promised<O>(run: (body: Buffer, options: O, callback: zlib.CompressCallback) => void, body: Buffer, options: O): Promise<Buffer> {
+  return new Promise((resolve, reject) => run(body, options, (error, result) => (error ? reject(error) : resolve(result))));
+}
+
+function compressor(encoding: CompressionEncoding, level: number | undefined): { stream: zlib.BrotliCompress | zlib.Gzip; flush: number } {
+  switch (encoding) {
+    case 'br':
+      return { stream: zlib.createBrotliCompress(brotliOptions(level)), flush: zlib.constants.BROTLI_OPERATION_FLUSH };
+    case 'gzip':
+      return { stream: zlib.createGzip(zlibOptions(level)), flush: zlib.constants.Z_SYNC_FLUSH };
+    case 'deflate':
+      return { stream: zlib.createDeflate(zlibOptions(level)), flush: zlib.constants.Z_SYNC_FLUSH };
+  }
+}
+
+/**
+ * One compressed chunk per input chunk: each is written and flushed, and what zlib produced is
+ * yielded at once, so nothing is held back. Closing this iterator (the client went away) closes the
+ * source's (its generator's `finally` runs) and frees the zlib stream.
+ */
+async function* compressStream(
+  source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>,
+  encoding: CompressionEncoding,
+  level: number | undefined,
+): AsyncGenerator<Uint8Array> {
+  const { stream, flush } = compressor(encoding, level);
+  const drain = (): Buffer | undefined => {
+    const parts: Buffer[] = [];
+    for (let chunk = stream.read() as Buffer | null; chunk !== null; chunk = stream.read() as Buffer | null) parts.push(chunk);
+    return parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : Buffer.concat(parts);
+  };
+  try {
+    for await (const chunk of source as AsyncIterable<BodyChunk>) {
+      const bytes = toBuffer(chunk);
+      if (bytes.byteLength === 0) continue;
+      stream.write(bytes);
+      await new Promise<void>((resolve) => stream.flush(flush, () => resolve()));
+      const out = drain();
+      if (out !== undefined) yield out;
+    }
+    const rest: Buffer[] = [];
+    const first = drain();
+    if (first !== undefined) rest.push(first);
+    stream.on('data', (chunk: Buffer) => rest.push(chunk));
+    const ended = once(stream, 'end');
+    stream.end();
+    await ended;
+    if (rest.length > 0) yield Buffer.concat(rest);
+  } finally {
+    stream.destroy();
+  }
+}
