@@ -48,7 +48,7 @@ export function createDeploymentApp(settings: DeploymentSettings, options: Pick<
   // First: the span covers everything after it, and log lines inside carry its trace id.
   app.addMiddleware(new TracingMiddleware());
 
-  const pool = new ConnectionPool(settings.databaseUrl, { minSize: 1, maxSize: 5, acquireTimeout: 2 });
+  const pool = new ConnectionPool(settings.databaseUrl, { minSize: 1, maxSize: 10, acquireTimeout: 2 });
   const limits = new RedisRateLimitStore({ url: settings.redisUrl, keyPrefix: settings.rateLimitPrefix, timeout: 0.5 });
   app.onShutdown(async () => {
     await pool.close();

@@ -39,6 +39,8 @@ export function haproxyConfig(options: HaproxyOptions): string {
     '  timeout client 30s',
     '  timeout server 30s',
     '  timeout http-keep-alive 10s',
+    // Without it a check must answer within `inter`: a busy instance would be taken out for being slow.
+    '  timeout check 2s',
     // No redispatch to another instance: losing nothing in a restart is shutdownDelay's job, and the
     // deployment test shows it does it (with SHUTDOWN_DELAY=0 requests fail).
     '',

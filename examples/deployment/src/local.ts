@@ -28,7 +28,8 @@ export interface Instance {
 /** Starts one instance on `port`; resolves once it listens. */
 export function startInstance(port: number, env: Record<string, string>): Promise<Instance> {
   const child = spawn(process.execPath, ['--conditions=@fnapi/source', '--import', 'tsx', join(here, 'main.ts')], {
-    env: { ...process.env, FNAPI_LOG_LEVEL: 'info', ...env, HOST: '127.0.0.1', PORT: String(port) },
+    // info: the "listening" line is how the start is seen.
+    env: { ...process.env, ...env, FNAPI_LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
