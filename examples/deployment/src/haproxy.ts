@@ -34,7 +34,6 @@ export function haproxyConfig(options: HaproxyOptions): string {
     '',
     'defaults',
     '  mode http',
-    '  option httplog',
     '  timeout connect 2s',
     '  timeout client 30s',
     '  timeout server 30s',
@@ -47,6 +46,8 @@ export function haproxyConfig(options: HaproxyOptions): string {
     'frontend web',
     `  bind 127.0.0.1:${options.port}`,
     '  option forwardfor',
+    // One id per request, the same in HAProxy's log and the app's (an incoming one is kept).
+    '  http-request set-header X-Request-ID %[uuid()] unless { req.hdr(x-request-id) -m found }',
     '  default_backend app',
     '',
     'backend app',
