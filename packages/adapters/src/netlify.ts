@@ -73,7 +73,6 @@ export class NetlifyAdapter {
     isWebRequest(input) ? this.handleRequest(input) : this.handleEvent(input, context)) as NetlifyAdapter['handle'];
 
   private async handleRequest(request: globalThis.Request): Promise<globalThis.Response> {
-    await this.app.startup();
     if (this.options.stripFunctionPath) {
       const url = new URL(request.url);
       const path = functionPath(url.pathname, this.options);

@@ -1,5 +1,5 @@
-import type { BodyChunk, Request, Response } from '@fnapi/core';
-import { collectBody, type Runtime, type Serialized, serialize } from '@fnapi/core/transport';
+import type { BodyChunk, Request } from '@fnapi/core';
+import { answer, collectBody, type Runtime, type Serialized } from '@fnapi/core/transport';
 
 // A written answer turned into what a platform's result carries.
 
@@ -21,24 +21,13 @@ export interface BinaryOptions {
   enableBinaryResponse?: boolean;
 }
 
-/** Serves a request through the whole app, after the app's startup callbacks have run (once). */
-export async function serve(app: Runtime, request: Request): Promise<Serialized> {
-  await app.startup();
-  const response: Response = await app.handle(request);
-  return serialize(response, { debug: app.debug, logger: app.logger });
-}
-
 /** Serves a request and reads a streamed body to its end (for platforms that answer in one piece). */
 export async function serveBuffered(app: Runtime, request: Request): Promise<BufferedResult> {
-  const out = await serve(app, request);
-  const headers = headerPairs(out);
+  const out = await answer(app, request);
   let body: Uint8Array = EMPTY;
-  if (request.method !== 'HEAD') {
-    if (out.stream !== undefined) body = await readAll(out.stream);
-    else if (out.body !== null) body = typeof out.body === 'string' ? Buffer.from(out.body) : out.body;
-  }
-  if (request.method === 'HEAD' && out.stream !== undefined) await discard(out.stream);
-  return { status: out.status, headers, body };
+  if (out.stream !== undefined) body = await readAll(out.stream);
+  else if (out.body !== null) body = typeof out.body === 'string' ? Buffer.from(out.body) : out.body;
+  return { status: out.status, headers: headerPairs(out), body };
 }
 
 export function headerPairs(out: Serialized): [string, string][] {
@@ -49,14 +38,6 @@ export function headerPairs(out: Serialized): [string, string][] {
 
 export function readAll(stream: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>): Promise<Uint8Array> {
   return collectBody(stream as AsyncIterable<BodyChunk>, Number.POSITIVE_INFINITY);
-}
-
-async function discard(stream: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>): Promise<void> {
-  if ('cancel' in stream && typeof stream.cancel === 'function') await stream.cancel();
-  else {
-    const iterator = (stream as AsyncIterable<BodyChunk>)[Symbol.asyncIterator]();
-    await iterator.return?.();
-  }
 }
 
 const TEXT_TYPES =

@@ -10,6 +10,12 @@ export interface SecurityRequirement {
   scheme: Record<string, unknown>;
   /** OAuth2/OpenID scopes or role names; `[]` when omitted. */
   scopes?: string[];
+  /**
+   * The app chose `name` (an auth function's `schemeName`): the document keeps it. A default name
+   * whose definition differs from another scheme's under the same name is numbered instead
+   * (`apiKeyHeader2`), so the document never fails over a name.
+   */
+  explicit?: boolean;
 }
 
 /** Everything the document needs to know about one endpoint. */

@@ -28,7 +28,7 @@ class DocumentBuilder {
   private readonly namedSchemas = new Map<AnySchema, string>();
   private readonly restore: Array<() => void> = [];
   private readonly usedNames = new Set<string>();
-  private readonly securitySchemes = new SecuritySchemes();
+  private readonly securitySchemes = new SecuritySchemes(this.registry);
   private readonly tags: string[] = [];
   private readonly safeCache = new Map<AnySchema, AnySchema | SchemaObject>();
   private problemRef!: AnySchema;
@@ -60,6 +60,10 @@ class DocumentBuilder {
     this.validationRef = this.nameSchema(this.options.validationErrorSchema ?? ValidationProblemSchema, VALIDATION_PROBLEM_COMPONENT);
     for (const { body } of described) {
       if (body.kind === 'whole') this.nameSchema(body.schema, pascalCase(body.name));
+    }
+    // Security schemes named by the app keep their names; defaults are numbered around them.
+    for (const { op } of described) {
+      for (const sec of [...(op.security ?? []), ...(op.securityAlternatives ?? []).flat()]) this.securitySchemes.reserve(sec);
     }
 
     const requiredByOperation = new Map<string, Map<string, boolean>>();
@@ -257,8 +261,8 @@ class DocumentBuilder {
       route.security = requirements.map((alternative) => {
         const requirement: Record<string, string[]> = {};
         for (const sec of alternative) {
-          this.securitySchemes.register(sec, this.registry);
-          requirement[sec.name] = [...(requirement[sec.name] ?? []), ...(sec.scopes ?? [])];
+          const name = this.securitySchemes.register(sec);
+          requirement[name] = [...(requirement[name] ?? []), ...(sec.scopes ?? [])];
         }
         return requirement;
       });

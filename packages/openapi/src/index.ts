@@ -1,4 +1,5 @@
 export { buildDocument } from './document.js';
+export { schemeKey } from './security-schemes.js';
 export { PROBLEM_DETAILS_COMPONENT, VALIDATION_PROBLEM_COMPONENT } from './problem-components.js';
 export type {
   BuildOptions,

@@ -6,6 +6,7 @@ import { BadRequestError } from '../errors.js';
 import { PROBLEM_JSON, reasonOverride, reasonPhrase } from '../http.js';
 import { Request } from '../request.js';
 import type { Runtime } from '../runtime-contract.js';
+import { startOrRefuse } from '../wire/answer.js';
 import { serialize, toChunk } from '../wire/serialize.js';
 
 // Taken from the built-in registry rather than imported: a bundler hoists a static import of a
@@ -149,8 +150,12 @@ function problem(status: number, detail: string): string {
   return JSON.stringify({ type: 'about:blank', title: reasonPhrase(status), status, detail });
 }
 
-/** Serves an app with node:http, with the documented timeouts, limits and graceful shutdown. */
-export async function runNodeServer(app: Runtime, options: RunOptions): Promise<RunningServer> {
+/**
+ * Serves an app with node:http, with the documented timeouts, limits and graceful shutdown. By
+ * default startup runs before listening and a failure rejects; with `startupPerRequest` (TestClient)
+ * the first requests run it instead and a failure answers 503, as on every other transport.
+ */
+export async function runNodeServer(app: Runtime, options: RunOptions, startupPerRequest = false): Promise<RunningServer> {
   const host = options.host ?? (process.env.HOST || '127.0.0.1');
   const port = options.port ?? portFromEnvironment();
   const handleSignals = options.handleSignals ?? true;
@@ -192,7 +197,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
     finished();
   };
 
-  const listener = (req: IncomingMessage, res: ServerResponse) => {
+  const listener = (req: IncomingMessage, res: ServerResponse, bodyRefused?: boolean) => {
     if (draining) {
       res.writeHead(503, reasonPhrase(503), ['content-type', PROBLEM_JSON, 'connection', 'close', 'retry-after', '1']);
       res.end(UNAVAILABLE_BODY);
@@ -218,6 +223,14 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
     }
     inFlight++;
     const request = new NodeRequest(req, res, path, query, bodyLimit);
+    // The connection cannot be reused: the body was announced but never asked for.
+    if (bodyRefused) request.bodyRefused = true;
+    if (!app.ready) {
+      startOrRefuse(app)
+        .then((refused) => (refused === undefined ? app.handle(request) : refused))
+        .then((response) => write(res, request, response));
+      return;
+    }
     const out = app.serve(request);
     if (!(out instanceof Promise)) {
       write(res, request, out);
@@ -236,20 +249,12 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
     listener,
   );
   server.keepAliveTimeout = limits.keepAliveTimeout;
-  // `Expect: 100-continue` with a declared body over the limit is refused before the client sends it.
+  // `Expect: 100-continue` with a declared body over the limit: the client is never asked for the body.
+  // The app still answers (plugins, middleware, guards: CORS headers, metrics, logs, 401 first); an
+  // endpoint that reads the body gets 413 without reading (`Request` refuses the declared length).
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    const declared = Number(req.headers['content-length']);
-    if (declared > bodyLimit) {
-      const body = problem(413, tooLarge(bodyLimit).message);
-      res.writeHead(413, reasonPhrase(413), [
-        'content-type',
-        PROBLEM_JSON,
-        'content-length',
-        Buffer.byteLength(body),
-        'connection',
-        'close',
-      ]);
-      res.end(body);
+    if (Number(req.headers['content-length']) > bodyLimit) {
+      listener(req, res, true);
       return;
     }
     res.writeContinue();
@@ -257,7 +262,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
   });
 
   app.emit('server_starting', {});
-  await app.startup();
+  if (!startupPerRequest) await app.startup();
   server.listen(port, host);
   await once(server, 'listening');
   const address = server.address() as AddressInfo;

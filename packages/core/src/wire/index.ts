@@ -5,3 +5,4 @@ export { serialize, toChunk, toWebStream, type Serialized, type SerializeContext
 export { collectBody, tooLarge } from './collect-body.js';
 export { writeChunk, writeChunks, type ChunkSink } from './stream-writer.js';
 export { handleFetch } from '../server/fetch.js';
+export { answer, closeStream, startOrRefuse, withoutBody } from './answer.js';
