@@ -11,22 +11,13 @@ import { type Logger, pino } from 'pino';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateLimitMiddleware, RedisRateLimitStore } from '../src/index.js';
-import { PrivateRedis, redisServerInstalled } from './support/private-redis.js';
+import { PrivateRedis, redisServerInstalled, untilAnswers } from './support/private-redis.js';
 
 const available = await serviceAvailable('Redis', REDIS_URL);
 
-/** Waits until the store's client is connected (its first call may give up within the store timeout). */
-async function connected(store: RedisRateLimitStore): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      await store.ping();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+/** Waits until the store's client is connected. */
+function connected(store: RedisRateLimitStore): Promise<void> {
+  return untilAnswers(() => store.ping());
 }
 
 function appWith(store: RedisRateLimitStore, limit: number, logger?: Logger): API {

@@ -11,22 +11,13 @@ import { pino } from 'pino';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CacheMiddleware, RedisCacheStore } from '../src/index.js';
-import { PrivateRedis, redisServerInstalled } from './support/private-redis.js';
+import { PrivateRedis, redisServerInstalled, untilAnswers } from './support/private-redis.js';
 
 const available = await serviceAvailable('Redis', REDIS_URL);
 
-/** Waits until the store's client is connected (its first call may give up within the store timeout). */
-async function connected(store: RedisCacheStore): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      await store.get('connection-probe');
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+/** Waits until the store's client is connected. */
+function connected(store: RedisCacheStore): Promise<void> {
+  return untilAnswers(() => store.get('connection-probe'));
 }
 
 function appWith(store: RedisCacheStore, counter: { hits: number }, logger = pino({ enabled: false })): API {

@@ -172,16 +172,18 @@ async function compressBuffer(body: Buffer, encoding: CompressionEncoding, level
   const sync = body.byteLength <= SYNC_LIMIT;
   switch (encoding) {
     case 'br':
-      return sync ? zlib.brotliCompressSync(body, brotliOptions(level)) : promised(zlib.brotliCompress, body, brotliOptions(level));
+      return sync
+        ? zlib.brotliCompressSync(body, brotliOptions(level))
+        : promised((done) => zlib.brotliCompress(body, brotliOptions(level), done));
     case 'gzip':
-      return sync ? zlib.gzipSync(body, zlibOptions(level)) : promised(zlib.gzip, body, zlibOptions(level));
+      return sync ? zlib.gzipSync(body, zlibOptions(level)) : promised((done) => zlib.gzip(body, zlibOptions(level), done));
     case 'deflate':
-      return sync ? zlib.deflateSync(body, zlibOptions(level)) : promised(zlib.deflate, body, zlibOptions(level));
+      return sync ? zlib.deflateSync(body, zlibOptions(level)) : promised((done) => zlib.deflate(body, zlibOptions(level), done));
   }
 }
 
-function promised<O>(run: (body: Buffer, options: O, callback: zlib.CompressCallback) => void, body: Buffer, options: O): Promise<Buffer> {
-  return new Promise((resolve, reject) => run(body, options, (error, result) => (error ? reject(error) : resolve(result))));
+function promised(run: (done: zlib.CompressCallback) => void): Promise<Buffer> {
+  return new Promise((resolve, reject) => run((error, result) => (error ? reject(error) : resolve(result))));
 }
 
 function compressor(encoding: CompressionEncoding, level: number | undefined): { stream: zlib.BrotliCompress | zlib.Gzip; flush: number } {

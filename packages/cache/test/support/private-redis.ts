@@ -48,3 +48,17 @@ export const redisServerInstalled = await new Promise<boolean>((resolve) => {
   probe.on('error', () => resolve(false));
   probe.on('exit', (code) => resolve(code === 0));
 });
+
+/** Retries `probe` until it answers (a store's first call may give up within its timeout); 10 s at most. */
+export async function untilAnswers(probe: () => Promise<unknown>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      await probe();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
