@@ -57,7 +57,11 @@ export function createDeploymentApp(settings: DeploymentSettings, options: Pick<
 
   const quota = new Router({ prefix: '/quota' });
   quota.addMiddleware(new RateLimitMiddleware({ limit: settings.rateLimit, window: settings.rateWindow, store: limits }));
-  quota.get('/ping', { summary: 'A rate-limited endpoint', tags: ['quota'] }, (_input, request) => ({ pong: true, pid: process.pid, id: request.id }));
+  quota.get('/ping', { summary: 'A rate-limited endpoint', tags: ['quota'] }, (_input, request) => ({
+    pong: true,
+    pid: process.pid,
+    id: request.id,
+  }));
   app.includeRouter(quota);
 
   app.get('/db/now', { summary: 'The database clock', tags: ['quota'] }, async () => {

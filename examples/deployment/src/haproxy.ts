@@ -69,5 +69,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     options: { port: { type: 'string', default: '8080' } },
     allowPositionals: true,
   });
-  process.stdout.write(haproxyConfig({ port: Number(values.port), servers: positionals.length ? positionals : ['127.0.0.1:8001', '127.0.0.1:8002'] }));
+  process.stdout.write(
+    haproxyConfig({ port: Number(values.port), servers: positionals.length ? positionals : ['127.0.0.1:8001', '127.0.0.1:8002'] }),
+  );
 }

@@ -8,7 +8,16 @@
 import { randomBytes } from 'node:crypto';
 import { DATABASE_URL, freePort, REDIS_URL, REQUIRE_SERVICES, serviceAvailable } from '@fnapi/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Balancer, driveLoad, haproxyPath, type Instance, rollingRestart, sendEach, startBalancer, startInstance } from '../src/local.js';
+import {
+  type Balancer,
+  driveLoad,
+  haproxyPath,
+  type Instance,
+  rollingRestart,
+  sendEach,
+  startBalancer,
+  startInstance,
+} from '../src/local.js';
 
 const services = (await serviceAvailable('PostgreSQL', DATABASE_URL)) && (await serviceAvailable('Redis', REDIS_URL));
 const haproxy = haproxyPath() !== undefined;

@@ -230,8 +230,14 @@ describe('middleware details', () => {
     let dispatched = 0;
     let asked = 0;
     const idle = {
-      isActive: () => (asked++, false),
-      dispatch: (request: Request, callNext: CallNext) => (dispatched++, callNext(request)),
+      isActive: () => {
+        asked++;
+        return false;
+      },
+      dispatch: (request: Request, callNext: CallNext) => {
+        dispatched++;
+        return callNext(request);
+      },
     };
     expect(compose([idle], final)).toBe(final);
     const app = new API({ logger: false });
@@ -239,7 +245,10 @@ describe('middleware details', () => {
     app.addMiddleware(idle);
     app.addMiddleware({
       isActive: () => true,
-      dispatch: (request: Request, callNext: CallNext) => ((dispatched += 10), callNext(request)),
+      dispatch: (request: Request, callNext: CallNext) => {
+        dispatched += 10;
+        return callNext(request);
+      },
     });
     expect((await viaInject(app, { path: '/x' })).status).toBe(200);
     expect((await viaInject(app, { path: '/x' })).status).toBe(200);
