@@ -2,7 +2,7 @@ import { queryValues } from '@fnapi/validation';
 import { parse as parseCookie } from 'cookie';
 import { parse as parseQuery } from 'fast-querystring';
 import { decodeText, DEFAULT_BODY_LIMIT, parseJsonBody } from './body.js';
-import { tooLarge } from './wire/collect-body.js';
+import { collectBody, tooLarge } from './wire/collect-body.js';
 import { BadRequestError } from './errors.js';
 import { DEFAULT_EDGE, type EdgeSettings, forwardedAddress, generateRequestId, isValidRequestId, lastEntry } from './edge.js';
 import { type RawHeaders, RequestHeaders } from './headers.js';
@@ -36,6 +36,14 @@ export interface RequestInit {
   bodyLimit?: number;
   /** The platform's id for this request (e.g. Lambda's `requestContext.requestId`), used when none came in. */
   id?: string;
+  /** A body read on first use instead of `body`: a stream of chunks, or a reader given the limit. */
+  bodySource?: AsyncIterable<Uint8Array | string> | ((limit: number) => Promise<Uint8Array>);
+  /** Whether the request carries a body, when the headers cannot say (a platform's body object). */
+  hasBody?: boolean;
+  /** Called once, on first use of `request.signal`, with the function that aborts it (client gone). */
+  onDisconnect?: (abort: (reason: unknown) => void) => void;
+  /** Called when the body is refused before it was read, so the transport can close the connection. */
+  onBodyRefused?: () => void;
 }
 
 /**
@@ -81,9 +89,10 @@ export class Request {
   private _abortReason: unknown = undefined;
   private _aborted = false;
   private _id: string | undefined;
-  private readonly platformId: string | undefined;
   private _ip: string | undefined | null = null;
   private _logger: Logger | undefined;
+  /** The parts the request was built from (body source, disconnect hook), read only when used. */
+  private readonly _init: RequestInit;
 
   constructor(init: RequestInit) {
     const method = init.method;
@@ -95,7 +104,7 @@ export class Request {
     this._client = init.client;
     this.protocol = init.protocol ?? 'http';
     this.bodyLimit = init.bodyLimit ?? DEFAULT_BODY_LIMIT;
-    this.platformId = init.id;
+    this._init = init;
   }
 
   /**
@@ -106,7 +115,9 @@ export class Request {
     if (this._id === undefined) {
       const name = (this.edge ?? DEFAULT_EDGE).requestIdHeader;
       const incoming = name === undefined ? undefined : this.headerValue(name);
-      this._id = incoming !== undefined && isValidRequestId(incoming) ? incoming : (this.platformId ?? generateRequestId());
+      const platform = this._init.id;
+      if (incoming !== undefined && isValidRequestId(incoming)) this._id = incoming;
+      else this._id = platform !== undefined && isValidRequestId(platform) ? platform : generateRequestId();
     }
     return this._id;
   }
@@ -244,6 +255,7 @@ export class Request {
 
   /** True when the request announces or may carry a body. */
   get hasBody(): boolean {
+    if (this._init.hasBody !== undefined) return this._init.hasBody;
     const length = this.headers.raw['content-length'];
     if (length !== undefined) return length !== '0';
     if (this.headers.raw['transfer-encoding'] !== undefined) return true;
@@ -273,6 +285,8 @@ export class Request {
 
   /** Reads the body from its source. Servers that stream bodies override this. */
   protected async readBody(limit: number): Promise<Uint8Array> {
+    const source = this._init.bodySource;
+    if (source !== undefined) return typeof source === 'function' ? source(limit) : collectBody(source, limit);
     const body = this._body;
     if (body == null) return EMPTY_BYTES;
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
@@ -281,10 +295,14 @@ export class Request {
   }
 
   /** Called when the body is refused before it was read, so a server can close the connection. */
-  protected onBodyRefused(): void {}
+  protected onBodyRefused(): void {
+    this._init.onBodyRefused?.();
+  }
 
   /** Lets a server abort `signal` when its connection closes; called once, on first use of `signal`. */
-  protected watchDisconnect(): void {}
+  protected watchDisconnect(): void {
+    this._init.onDisconnect?.((reason) => this.abort(reason));
+  }
 
   protected readClient(): ClientInfo {
     return {};

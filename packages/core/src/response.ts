@@ -23,6 +23,11 @@ export class Response {
   statusCode: number;
   content: unknown;
   mediaType: string | undefined;
+  /**
+   * The id of the request answered, written as `X-Request-ID` by the serializer (set by the runtime
+   * after every middleware; kept off `headers` so the common answer stays on the no-header fast path).
+   */
+  requestId: string | undefined = undefined;
   private _headers: ResponseHeaders | undefined;
 
   constructor(content?: unknown, options?: ResponseOptions) {

@@ -145,9 +145,9 @@ export interface RuntimeOptions {
   edge: EdgeSettings;
 }
 
-/** Every answer carries the request's id, set last so that no middleware (a cache) can replace it. */
+/** Every answer carries the request's id (`X-Request-ID`), set last so that no middleware (a cache) can replace it. */
 function stampId(response: Response, request: Request): Response {
-  response.headers.set('x-request-id', request.id);
+  response.requestId = request.id;
   return response;
 }
 

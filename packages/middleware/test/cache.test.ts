@@ -256,3 +256,25 @@ function silent() {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return { warn() {}, error() {}, info() {} } as any;
 }
+
+describe('CacheMiddleware and request ids', () => {
+  it('a HIT carries the id of the request it answers, not the cached one', async () => {
+    const app = new API({ logger: false });
+    app.addMiddleware(new CacheMiddleware({ ttl: 60 }));
+    app.get('/cached', () => ({ ok: true }));
+    const client = await TestClient.start(app);
+    try {
+      const miss = await client.get('/cached', { headers: { 'x-request-id': 'first-request' } });
+      expect(miss.headers['x-cache']).toBe('MISS');
+      expect(miss.headers['x-request-id']).toBe('first-request');
+      const hit = await client.get('/cached', { headers: { 'x-request-id': 'second-request' } });
+      expect(hit.headers['x-cache']).toBe('HIT');
+      expect(hit.headers['x-request-id']).toBe('second-request');
+      const generated = await client.get('/cached');
+      expect(generated.headers['x-cache']).toBe('HIT');
+      expect(generated.headers['x-request-id']).not.toMatch(/request$/);
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -7,7 +7,8 @@ import { PROBLEM_JSON, reasonOverride, reasonPhrase } from '../http.js';
 import { Request } from '../request.js';
 import type { Runtime } from '../runtime-contract.js';
 import { startOrRefuse } from '../wire/answer.js';
-import { serialize, toChunk } from '../wire/serialize.js';
+import { serialize } from '../wire/serialize.js';
+import { writeChunks } from '../wire/stream-writer.js';
 
 // Taken from the built-in registry rather than imported: a bundler hoists a static import of a
 // built-in to the top of a single-file bundle, so serverless functions that never start a server
@@ -186,11 +187,17 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       return;
     }
     if (out.stream !== undefined && request.method !== 'HEAD') {
-      pipeStream(res, out.stream as AsyncIterable<string | Uint8Array>).then(finished, (error: unknown) => {
-        app.logger.error({ err: error }, 'response stream failed');
-        res.destroy();
-        finished();
-      });
+      writeChunks(res, out.stream).then(
+        () => {
+          if (!res.destroyed) res.end();
+          finished();
+        },
+        (error: unknown) => {
+          app.logger.error({ err: error }, 'response stream failed');
+          res.destroy();
+          finished();
+        },
+      );
       return;
     }
     res.end(request.method === 'HEAD' ? undefined : (out.body ?? undefined));
@@ -321,12 +328,4 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
   }
 
   return { url, port: address.port, host, server, close: () => shutdown(false) };
-}
-
-async function pipeStream(res: ServerResponse, source: AsyncIterable<string | Uint8Array>): Promise<void> {
-  for await (const chunk of source) {
-    if (res.destroyed) return;
-    if (!res.write(toChunk(chunk))) await Promise.race([once(res, 'drain'), once(res, 'close')]);
-  }
-  res.end();
 }

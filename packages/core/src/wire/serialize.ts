@@ -36,13 +36,16 @@ function serializeUnchecked(response: Response): Serialized {
   if (!Number.isInteger(status) || status < 100 || status > 599) throw new RangeError(`Invalid status code ${status}`);
   // Headers set by the handler or middleware, checked; most answers have none.
   const set = response.headersIfAny;
+  const id = response.requestId;
+  // The runtime's id wins over one a middleware replayed (a cached response's).
+  if (id !== undefined) set?.delete('x-request-id');
   const flat = set === undefined || set.size === 0 ? undefined : checkedHeaders(set);
   const hasContentType = flat !== undefined && set!.has('content-type');
-  if (!statusHasBody(status)) return { status, headers: flat ?? [], body: null, stream: undefined };
+  if (!statusHasBody(status)) return { status, headers: withId(flat ?? [], id), body: null, stream: undefined };
   const stream = response.stream();
   if (stream !== undefined) {
     const type = hasContentType ? undefined : response.contentType();
-    const headers = flat ?? [];
+    const headers = withId(flat ?? [], id);
     if (type !== undefined) headers.push('content-type', type);
     return { status, headers, body: null, stream };
   }
@@ -51,16 +54,24 @@ function serializeUnchecked(response: Response): Serialized {
   const type = body === null || hasContentType ? undefined : (response.contentType() ?? 'application/octet-stream');
   if (flat === undefined) {
     // Built whole rather than grown: the common answer's list in one allocation.
-    return {
-      status,
-      headers: type === undefined ? ['content-length', length] : ['content-type', type, 'content-length', length],
-      body,
-      stream: undefined,
-    };
+    let headers: (string | number)[];
+    if (id === undefined) headers = type === undefined ? ['content-length', length] : ['content-type', type, 'content-length', length];
+    else
+      headers =
+        type === undefined
+          ? ['content-length', length, 'x-request-id', id]
+          : ['content-type', type, 'content-length', length, 'x-request-id', id];
+    return { status, headers, body, stream: undefined };
   }
   if (type !== undefined) flat.push('content-type', type);
   flat.push('content-length', length);
-  return { status, headers: flat, body, stream: undefined };
+  return { status, headers: withId(flat, id), body, stream: undefined };
+}
+
+/** Adds the request id (1–128 visible ASCII characters, checked where it is made). */
+function withId(headers: (string | number)[], id: string | undefined): (string | number)[] {
+  if (id !== undefined) headers.push('x-request-id', id);
+  return headers;
 }
 
 /** The flat list of headers set on a response; a name or value that could split the response throws. */
