@@ -6,6 +6,7 @@ import { collectBody, tooLarge } from './wire/collect-body.js';
 import { BadRequestError } from './errors.js';
 import { DEFAULT_EDGE, type EdgeSettings, forwardedAddress, generateRequestId, isValidRequestId, lastEntry } from './edge.js';
 import { type RawHeaders, RequestHeaders } from './headers.js';
+import { REQUEST_INTERNALS } from './request-internals.js';
 import { defaultLogger, type Logger } from './logger.js';
 
 let fallbackLogger: Logger | undefined;
@@ -62,13 +63,8 @@ export class Request {
 
   /** The query string as sent (percent-encoded), without the leading `?`. */
   readonly rawQuery: string;
-  /**
-   * Set by the runtime serving this request: how a thrown value becomes a response, so that
-   * `errorResponse` (and `ErrorHandlingMiddleware`) follow the app's error policy. Internal.
-   */
-  errorPolicy: unknown = undefined;
-  /** The thrown value already offered to plugins (so each error is reported once). Internal. */
-  reportedError: { error: unknown } | undefined = undefined;
+  /** Set by the runtime serving this request: its error policy (`errorResponse` follows it). */
+  [REQUEST_INTERNALS]: unknown = undefined;
   /** The app's `requestIdHeader` and `trustProxy`, set by the runtime serving this request. Internal. */
   edge: EdgeSettings | undefined = undefined;
   protected readonly protocol: 'http' | 'https';
@@ -188,7 +184,7 @@ export class Request {
    */
   get logger(): Logger {
     if (this._logger === undefined) {
-      const base = (this.errorPolicy as { logger?: Logger } | undefined)?.logger ?? (fallbackLogger ??= defaultLogger());
+      const base = (this[REQUEST_INTERNALS] as { logger?: Logger } | undefined)?.logger ?? (fallbackLogger ??= defaultLogger());
       this._logger = base.child({ reqId: this.id });
     }
     return this._logger;

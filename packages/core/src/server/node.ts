@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tooLarge } from '../wire/collect-body.js';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError, problemDetails } from '../errors.js';
 import { PROBLEM_JSON, reasonOverride, reasonPhrase } from '../http.js';
 import { Request } from '../request.js';
 import type { Runtime } from '../runtime-contract.js';
@@ -148,7 +148,7 @@ function portFromEnvironment(): number {
 }
 
 function problem(status: number, detail: string): string {
-  return JSON.stringify({ type: 'about:blank', title: reasonPhrase(status), status, detail });
+  return JSON.stringify(problemDetails(status, detail));
 }
 
 /**
