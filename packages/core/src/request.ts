@@ -4,7 +4,7 @@ import { parse as parseQuery } from 'fast-querystring';
 import { decodeText, DEFAULT_BODY_LIMIT, parseJsonBody } from './body.js';
 import { collectBody, tooLarge } from './wire/collect-body.js';
 import { BadRequestError } from './errors.js';
-import { DEFAULT_EDGE, type EdgeSettings, forwardedAddress, generateRequestId, isValidRequestId, lastEntry } from './edge.js';
+import { DEFAULT_EDGE, type EdgeSettings, REQUEST_EDGE, forwardedAddress, generateRequestId, isValidRequestId, lastEntry } from './edge.js';
 import { type RawHeaders, RequestHeaders } from './headers.js';
 import { REQUEST_INTERNALS } from './request-internals.js';
 import { defaultLogger, type Logger } from './logger.js';
@@ -65,8 +65,8 @@ export class Request {
   readonly rawQuery: string;
   /** Set by the runtime serving this request: its error policy (`errorResponse` follows it). */
   [REQUEST_INTERNALS]: unknown = undefined;
-  /** The app's `requestIdHeader` and `trustProxy`, set by the runtime serving this request. Internal. */
-  edge: EdgeSettings | undefined = undefined;
+  /** The app's `requestIdHeader` and `trustProxy`, set by the runtime serving this request. */
+  [REQUEST_EDGE]: EdgeSettings | undefined = undefined;
   protected readonly protocol: 'http' | 'https';
   private _rawHeaders: RawHeaders | undefined;
   private _headers: RequestHeaders | undefined;
@@ -109,7 +109,7 @@ export class Request {
    */
   get id(): string {
     if (this._id === undefined) {
-      const name = (this.edge ?? DEFAULT_EDGE).requestIdHeader;
+      const name = (this[REQUEST_EDGE] ?? DEFAULT_EDGE).requestIdHeader;
       const incoming = name === undefined ? undefined : this.headerValue(name);
       const platform = this._init.id;
       if (incoming !== undefined && isValidRequestId(incoming)) this._id = incoming;
@@ -125,7 +125,7 @@ export class Request {
   get ip(): string | undefined {
     if (this._ip === null) {
       const peer = this.client.address;
-      const trust = this.edge?.trust;
+      const trust = this[REQUEST_EDGE]?.trust;
       this._ip = trust === undefined ? peer : forwardedAddress(peer, this.headerValue('x-forwarded-for'), trust);
     }
     return this._ip;
@@ -159,7 +159,7 @@ export class Request {
       let host = this.headers.get('host') ?? 'localhost';
       let protocol: string = this.protocol;
       // X-Forwarded-Proto/-Host only from a trusted peer: anyone else could claim any origin.
-      const trust = this.edge?.trust;
+      const trust = this[REQUEST_EDGE]?.trust;
       if (trust?.(this.client.address, 0)) {
         const proto = lastEntry(this.headerValue('x-forwarded-proto'))?.toLowerCase();
         if (proto === 'http' || proto === 'https') protocol = proto;

@@ -1,5 +1,5 @@
 import { type ValidationIssue, validationProblem } from '@fnapi/validation';
-import type { EdgeSettings } from './edge.js';
+import { type EdgeSettings, REQUEST_EDGE } from './edge.js';
 import { HTTPError, internalErrorProblem, type ProblemDetails, problemDetails, RequestValidationError } from './errors.js';
 import { PROBLEM_JSON } from './http.js';
 import { defaultLogger, type Logger } from './logger.js';
@@ -178,7 +178,7 @@ export class AppRuntime {
   /** Serves one request; synchronous when nothing on its path is asynchronous. Never throws. */
   serve(request: Request): MaybePromise<Response> {
     request[REQUEST_INTERNALS] = this.policy;
-    request.edge = this.edge;
+    request[REQUEST_EDGE] = this.edge;
     if (this.plugins.hasRequestHooks) return this.serveWithHooks(request);
     let out: MaybePromise<Response>;
     try {
@@ -199,7 +199,7 @@ export class AppRuntime {
     if (plugins.listens('request_received')) plugins.emit('request_received', { request });
     const current = await plugins.preRequest(request);
     current[REQUEST_INTERNALS] = this.policy;
-    current.edge = this.edge;
+    current[REQUEST_EDGE] = this.edge;
     let response: Response;
     try {
       response = await this.chain(current);
