@@ -1,7 +1,7 @@
-import { API, body, JSONResponse, z } from '@fnapi/core';
+import { API, type APIOptions, body, JSONResponse, z } from '@fnapi/core';
 
 /** The seed's typical endpoint set, as a runnable app that doubles as documentation. */
-export function createApp(options: { logger?: false } = {}): API {
+export function createApp(options: APIOptions = {}): API {
   const app = new API({
     title: 'fnapi example',
     description: 'The typical endpoint set: greetings, path and query parameters, a validated model, an echo.',

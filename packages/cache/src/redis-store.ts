@@ -1,5 +1,6 @@
 import type { CacheEntry, CacheStore } from '@fnapi/middleware';
 import type { RedisClientType } from 'redis';
+import { inCommandSpan } from './command-span.js';
 import { RedisConnection } from './connection.js';
 
 export interface RedisCacheStoreOptions {
@@ -44,19 +45,19 @@ export class RedisCacheStore implements CacheStore<CacheEntry> {
   }
 
   async get(key: string): Promise<CacheEntry | undefined> {
-    const raw = await this.connection.call((client) => client.get(this.keyPrefix + key));
+    const raw = await inCommandSpan('GET', 'GET ?', () => this.connection.call((client) => client.get(this.keyPrefix + key)));
     return raw === null ? undefined : (JSON.parse(raw) as CacheEntry);
   }
 
   async set(key: string, value: CacheEntry, ttlSeconds: number): Promise<void> {
     const ttl = Math.max(1, Math.round(ttlSeconds * 1000));
-    await this.connection.call((client) =>
-      client.set(this.keyPrefix + key, JSON.stringify(value), { expiration: { type: 'PX', value: ttl } }),
+    await inCommandSpan('SET', 'SET ? ? PX ?', () =>
+      this.connection.call((client) => client.set(this.keyPrefix + key, JSON.stringify(value), { expiration: { type: 'PX', value: ttl } })),
     );
   }
 
   async delete(key: string): Promise<void> {
-    await this.connection.call((client) => client.del(this.keyPrefix + key));
+    await inCommandSpan('DEL', 'DEL ?', () => this.connection.call((client) => client.del(this.keyPrefix + key)));
   }
 
   /** Closes the client the store created (a client given to it is left alone). */

@@ -19,6 +19,7 @@ import { chooseOperationId } from './operation-ids.js';
 import { SchemeNames } from './scheme-names.js';
 import type { Runtime, RuntimeLimits } from './runtime-contract.js';
 import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT } from './uploads/limits.js';
+import { ServingState } from './serving-state.js';
 
 export type { ValidationErrorFormat };
 
@@ -62,6 +63,11 @@ export interface APIOptions {
   keepAliveTimeout?: number;
   /** Milliseconds in-flight requests get to finish on shutdown; default 10 000. */
   shutdownTimeout?: number;
+  /**
+   * Seconds a server goes on serving after SIGTERM, while readiness (`app.serving.ready`, `/readyz`)
+   * already fails, before it drains: the time a load balancer needs to stop sending; default 0.
+   */
+  shutdownDelay?: number;
   /** Header the incoming request id is taken from; default `'x-request-id'`; `false` always generates one. */
   requestIdHeader?: string | false;
   /**
@@ -103,6 +109,8 @@ export class API extends RouteGroup implements Runtime {
   readonly limits: Readonly<RuntimeLimits>;
   readonly options: Readonly<APIOptions>;
   readonly pluginManager: PluginManager;
+  /** Starting, ready, stopping or stopped (what a readiness probe asks). */
+  readonly serving = new ServingState();
 
   private loggerInstance: Logger | undefined;
   /** Every endpoint, by `METHOD path`, in registration order. */
@@ -143,6 +151,7 @@ export class API extends RouteGroup implements Runtime {
       shutdownTimeout: options.shutdownTimeout ?? 10_000,
       uploadLimit: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT,
       maxFiles: options.maxFiles ?? DEFAULT_MAX_FILES,
+      shutdownDelay: shutdownDelayMs(options.shutdownDelay),
     });
     this.edge = edgeSettings(options.requestIdHeader, options.trustProxy);
     this.pluginManager = new PluginManager(this, () => this.logger);
@@ -188,8 +197,10 @@ export class API extends RouteGroup implements Runtime {
     this.started ??= (async () => {
       this.stopped = undefined;
       this.compiled();
+      this.serving.to('starting');
       for (const callback of this.startupCallbacks) await callback();
       this.isReady = true;
+      this.serving.to('ready');
     })().catch((error: unknown) => {
       this.started = undefined;
       throw error;
@@ -207,6 +218,7 @@ export class API extends RouteGroup implements Runtime {
     this.stopped ??= (async () => {
       this.started = undefined;
       this.isReady = false;
+      this.serving.to('stopping');
       for (const callback of [...this.shutdownCallbacks].reverse()) {
         try {
           await callback();
@@ -214,6 +226,7 @@ export class API extends RouteGroup implements Runtime {
           this.logger.error({ err: error }, 'shutdown callback failed');
         }
       }
+      this.serving.to('stopped');
     })();
     return this.stopped;
   }
@@ -363,4 +376,11 @@ export class API extends RouteGroup implements Runtime {
     this.runtime = undefined;
     this.document = undefined;
   }
+}
+
+function shutdownDelayMs(seconds: number | undefined): number {
+  if (seconds === undefined) return 0;
+  if (!Number.isFinite(seconds) || seconds < 0)
+    throw new RangeError(`shutdownDelay must be a number of seconds ≥ 0, got ${String(seconds)}`);
+  return Math.round(seconds * 1000);
 }

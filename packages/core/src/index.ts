@@ -76,6 +76,7 @@ export {
 } from './http.js';
 export { CREDENTIAL_FIELDS, CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMS } from './credentials.js';
 export type { RunOptions, RunningServer } from './server/node.js';
+export { ServingState, type ServingPhase } from './serving-state.js';
 export type { InjectOptions, InjectResponse } from './server/inject.js';
 export {
   z,

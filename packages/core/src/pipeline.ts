@@ -19,6 +19,11 @@ export interface MiddlewareObject {
   dispatch(request: Request, callNext: CallNext): MiddlewareResult;
   /** Statuses it can answer by itself (status → description), documented on every operation it runs for. */
   readonly responses?: Record<number, string>;
+  /**
+   * Asked once each time the chain is compiled (before the first request): `false` leaves this
+   * middleware out of it, at no cost per request (`TracingMiddleware` with no tracing SDK registered).
+   */
+  isActive?(): boolean;
 }
 export type MiddlewareFunction = (request: Request, callNext: CallNext) => MiddlewareResult;
 export type Middleware = MiddlewareObject | MiddlewareFunction;
@@ -40,7 +45,8 @@ function describe(middleware: Middleware): string {
  * No middleware means no chain at all: `final` is returned as it is. A middleware may pass a request
  * on once: a second `callNext` from the same dispatch is refused (it would run the handler twice).
  */
-export function compose(middleware: readonly Middleware[], final: Step): Step {
+export function compose(all: readonly Middleware[], final: Step): Step {
+  const middleware = all.filter((m) => typeof m === 'function' || m.isActive?.() !== false);
   if (middleware.length === 0) return final;
   let next: CallNext = toAsync(final);
   for (let i = middleware.length - 1; i >= 0; i--) {

@@ -3,6 +3,7 @@ import type { MaybePromise } from './pipeline.js';
 import type { EventName } from './plugins.js';
 import type { Request } from './request.js';
 import type { Response } from './response.js';
+import type { ServingState } from './serving-state.js';
 
 /** Limits a transport enforces while reading requests (the app's options, with defaults applied). */
 export interface RuntimeLimits {
@@ -20,6 +21,8 @@ export interface RuntimeLimits {
   uploadLimit?: number;
   /** Most files accepted in one multipart request (413 past it). */
   maxFiles?: number;
+  /** Milliseconds a server keeps serving after SIGTERM (readiness already failing) before it drains. */
+  shutdownDelay: number;
 }
 
 /**
@@ -47,4 +50,6 @@ export interface Runtime {
   readonly limits: Readonly<RuntimeLimits>;
   /** Detailed error bodies (a response that cannot be written says why). */
   readonly debug: boolean;
+  /** Starting, ready, stopping or stopped: a server marks `stopping` when its shutdown begins. */
+  readonly serving: ServingState;
 }

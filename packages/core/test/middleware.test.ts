@@ -224,4 +224,35 @@ describe('middleware details', () => {
     const final = async () => new Response('x');
     expect(compose([], final)).toBe(final);
   });
+
+  it('leaves out a middleware whose isActive() says false when the chain is compiled', async () => {
+    const final = async () => new Response('x');
+    let dispatched = 0;
+    let asked = 0;
+    const idle = {
+      isActive: () => {
+        asked++;
+        return false;
+      },
+      dispatch: (request: Request, callNext: CallNext) => {
+        dispatched++;
+        return callNext(request);
+      },
+    };
+    expect(compose([idle], final)).toBe(final);
+    const app = new API({ logger: false });
+    app.get('/x', () => 1);
+    app.addMiddleware(idle);
+    app.addMiddleware({
+      isActive: () => true,
+      dispatch: (request: Request, callNext: CallNext) => {
+        dispatched += 10;
+        return callNext(request);
+      },
+    });
+    expect((await viaInject(app, { path: '/x' })).status).toBe(200);
+    expect((await viaInject(app, { path: '/x' })).status).toBe(200);
+    expect(dispatched).toBe(20);
+    expect(asked).toBe(2);
+  });
 });

@@ -29,3 +29,4 @@ export {
   type CompressionOptions,
 } from './compression.js';
 export { appendVary } from './header-lists.js';
+export { isUnobserved, markUnobserved } from './unobserved.js';

@@ -2,6 +2,7 @@ import { defaultLogger, HTTPError, type CallNext, type Logger, type Request, typ
 import type { Level } from 'pino';
 import { Middleware } from './base.js';
 import { roundMs } from './duration.js';
+import { isUnobserved } from './unobserved.js';
 
 export interface LoggingMiddlewareOptions {
   /** The pino logger to write to; default core's logger (stdout, `FNAPI_LOG_LEVEL`). */
@@ -42,7 +43,7 @@ export class LoggingMiddleware extends Middleware {
 
   private write(request: Request, status: number, started: number, error?: unknown): void {
     const logger = this.logger;
-    if (!logger.isLevelEnabled(this.level)) return;
+    if (!logger.isLevelEnabled(this.level) || isUnobserved(request)) return;
     const line: Record<string, unknown> = {
       method: request.method,
       path: request.path,

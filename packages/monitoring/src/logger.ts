@@ -1,4 +1,5 @@
 import { CREDENTIAL_FIELDS, CREDENTIAL_HEADERS } from '@fnapi/core';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
@@ -27,11 +28,26 @@ export interface CreateLoggerOptions extends LoggerOptions {
  */
 export function createLogger(options: CreateLoggerOptions = {}, destination?: DestinationStream): Logger {
   const { redactPaths = [], ...rest } = options;
+  const own = rest.mixin;
   const settings: LoggerOptions = {
     name: 'fnapi',
     level: process.env.FNAPI_LOG_LEVEL ?? 'info',
     ...rest,
+    mixin: (base, level, logger) => {
+      const extra = own ? own(base, level, logger) : {};
+      return withTraceIds(extra);
+    },
     redact: { paths: [...REDACTED_PATHS, ...redactPaths], censor: '[REDACTED]' },
   };
   return destination === undefined ? pino(settings) : pino(settings, destination);
+}
+
+/** Adds the active span's `trace_id` and `span_id` (inside a traced request), for joining logs to traces. */
+function withTraceIds(fields: object): object {
+  const span = trace.getActiveSpan();
+  if (span === undefined) return fields;
+  const spanContext = span.spanContext();
+  if (!isSpanContextValid(spanContext)) return fields;
+  const { traceId, spanId, traceFlags } = spanContext;
+  return { ...fields, trace_id: traceId, span_id: spanId, trace_flags: traceFlags };
 }

@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import { type API, type CallNext, type Request, Response } from '@fnapi/core';
-import { Middleware } from '@fnapi/middleware';
+import { isUnobserved, Middleware } from '@fnapi/middleware';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 /** The registry of fnapi's metrics unless one is given: its own, not prom-client's global one. */
@@ -76,14 +76,18 @@ export class MetricsMiddleware extends Middleware {
       status = response.statusCode;
       return response;
     } finally {
-      const labels = {
-        method: STANDARD_METHODS.has(request.method) ? request.method : 'other',
-        route: request.route ?? 'unmatched',
-        status: String(status),
-      };
-      this.metrics.requests.inc(labels);
-      this.metrics.duration.observe(labels, (performance.now() - started) / 1000);
+      if (!isUnobserved(request)) this.record(request, status, started);
     }
+  }
+
+  private record(request: Request, status: number, started: number): void {
+    const labels = {
+      method: STANDARD_METHODS.has(request.method) ? request.method : 'other',
+      route: request.route ?? 'unmatched',
+      status: String(status),
+    };
+    this.metrics.requests.inc(labels);
+    this.metrics.duration.observe(labels, (performance.now() - started) / 1000);
   }
 }
 

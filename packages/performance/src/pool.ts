@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { ServiceUnavailableError } from '@fnapi/core';
 import type { Client, ClientConfig } from 'pg';
+import { inQuerySpan } from './query-span.js';
 
 /** A query's answer: the rows, and how many rows the command touched. */
 export interface QueryResult<R = Record<string, unknown>> {
@@ -347,7 +348,7 @@ export class ConnectionPool {
     return {
       query: async <R>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>> => {
         if (released) throw new Error('This connection was released to the pool; acquire another');
-        const result = await member.client.query(text, values as unknown[] | undefined);
+        const result = await inQuerySpan(text, () => member.client.query(text, values as unknown[] | undefined));
         return { rows: result.rows as R[], rowCount: result.rowCount, command: result.command };
       },
       release,

@@ -305,8 +305,11 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
   app.logger.info({ address: address.address, port: address.port, url }, `fnapi listening on ${boundHost}:${address.port} (${url})`);
 
   let closing: Promise<void> | undefined;
-  const shutdown = (exit: boolean): Promise<void> => {
+  const shutdown = (exit: boolean, delay = 0): Promise<void> => {
     closing ??= (async () => {
+      app.serving.to('stopping');
+      // shutdownDelay: readiness already fails, but serving goes on until the balancer has noticed.
+      if (delay > 0) await new Promise<void>((resolve) => setTimeout(resolve, delay));
       app.emit('server_stopping', {});
       draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -333,8 +336,14 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
   };
 
   const onSignal = (signal: NodeJS.Signals) => {
-    app.logger.info({ signal }, 'shutting down: draining in-flight requests');
-    void shutdown(true);
+    const delay = app.limits.shutdownDelay;
+    app.logger.info(
+      { signal, shutdownDelay: delay / 1000 },
+      delay > 0
+        ? `shutting down: serving ${delay / 1000} s more while not ready, then draining`
+        : 'shutting down: draining in-flight requests',
+    );
+    void shutdown(true, delay);
   };
   const removeSignals = () => {
     process.off('SIGTERM', onSignal);
