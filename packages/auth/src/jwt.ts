@@ -1,4 +1,4 @@
-import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, createSecretKey, type KeyObject, type webcrypto } from 'node:crypto';
 import type { AuthInfo, Request } from '@fnapi/core';
 import {
   createRemoteJWKSet,
@@ -13,6 +13,8 @@ import {
 } from 'jose';
 import { type AuthWrapper, authorization, authWrapper, quoted, unauthorized } from './scheme.js';
 
+// node:crypto's name, not the DOM global: declarations must compile with @types/node alone.
+type CryptoKey = webcrypto.CryptoKey;
 type KeyInput = string | KeyObject | CryptoKey;
 
 export interface JwtOptions {
@@ -156,16 +158,22 @@ export interface CreateTokenOptions {
   /** Private key (PEM PKCS#8, `KeyObject` or `CryptoKey`) for RS*, PS*, ES*, EdDSA. */
   key?: KeyInput;
   algorithm: string;
-  /** Seconds from now (a number) or a span such as `'2h'`, `'30 minutes'`. */
-  expiresIn?: number | string;
+  /**
+   * Seconds from now (a number) or a span such as `'2h'`, `'30 minutes'`; default 15 minutes.
+   * `null` signs a token without `exp`, one that never expires: only on purpose.
+   */
+  expiresIn?: number | string | null | undefined;
 }
 
-/** Signs a JWT (for logins and tests): `iat` set, `exp` from `expiresIn`. */
+/** Default lifetime of a token from `createToken`: a forgotten `expiresIn` must not mean forever. */
+const DEFAULT_EXPIRES_IN = 15 * 60;
+
+/** Signs a JWT (for logins and tests): `iat` set, `exp` from `expiresIn` (default 15 minutes; `null`: none). */
 export async function createToken(claims: Record<string, unknown>, options: CreateTokenOptions): Promise<string> {
   checkOptions({ ...options, jwksUrl: undefined }, 'createToken');
   const key = await signingKey((options.secret ?? options.key) as KeyInput, options.algorithm);
   const jwt = new SignJWT(claims as JWTPayload).setProtectedHeader({ alg: options.algorithm, typ: 'JWT' }).setIssuedAt();
-  const { expiresIn } = options;
+  const expiresIn = options.expiresIn === undefined ? DEFAULT_EXPIRES_IN : options.expiresIn;
   if (typeof expiresIn === 'number') jwt.setExpirationTime(Math.floor(Date.now() / 1000) + expiresIn);
   else if (typeof expiresIn === 'string') jwt.setExpirationTime(expiresIn);
   return jwt.sign(key);
