@@ -216,14 +216,48 @@ describe('CacheMiddleware', () => {
     expect(calls.items).toBe(2);
   });
 
-  it('invalidate() drops an entry', async () => {
+  it('invalidate(path) drops every variant of the path: query strings, methods, Vary values', async () => {
     const cache = new CacheMiddleware();
-    const { app, calls } = countingApp(cache);
+    const app = new API({ logger: false });
+    app.addMiddleware(cache);
+    let n = 0;
+    app.get('/items', (_input, request) => new Response({ n: ++n, q: request.queryParams.toString() }, { headers: { vary: 'Accept-Language' } }));
+    app.get('/items/{id}', ({ id }) => ({ id, n: ++n }));
+    app.get('/itemsx', () => ({ n: ++n }));
     client = await TestClient.start(app);
-    await client.get('/items?x=1');
-    await cache.invalidate('GET', '/items', 'x=1');
-    expect((await client.get('/items?x=1')).headers['x-cache']).toBe('MISS');
-    expect(calls.items).toBe(2);
+    const variants: [string, Record<string, string>][] = [
+      ['/items', {}],
+      ['/items?limit=10&offset=0', {}],
+      ['/items?offset=20', { 'accept-language': 'fr' }],
+      ['/items', { 'accept-language': 'de' }],
+    ];
+    const others = ['/items/1', '/itemsx'];
+    for (const [url, headers] of variants) await client.get(url, { headers });
+    for (const url of others) await client.get(url);
+    const head = await client.request('HEAD', '/items?limit=10');
+    expect(head.headers['x-cache']).toBe('MISS');
+    for (const [url, headers] of variants) expect((await client.get(url, { headers })).headers['x-cache']).toBe('HIT');
+    expect((await client.request('HEAD', '/items?limit=10')).headers['x-cache']).toBe('HIT');
+
+    await cache.invalidate('/items');
+    for (const [url, headers] of variants) expect((await client.get(url, { headers })).headers['x-cache']).toBe('MISS');
+    expect((await client.request('HEAD', '/items?limit=10')).headers['x-cache']).toBe('MISS');
+    for (const url of others) expect((await client.get(url)).headers['x-cache']).toBe('HIT');
+  });
+
+  it('invalidate(path) on a store without deletePrefix drops the bare path and warns once', async () => {
+    const memory = new MemoryCacheStore<CacheEntry>();
+    const plain: CacheStore = { get: (k) => memory.get(k), set: (k, v, t) => memory.set(k, v, t), delete: (k) => memory.delete(k) };
+    const warnings: unknown[] = [];
+    const logger = { ...silent(), warn: (...args: unknown[]) => warnings.push(args) };
+    const cache = new CacheMiddleware({ store: plain, logger });
+    const { app } = countingApp(cache);
+    client = await TestClient.start(app);
+    await client.get('/items');
+    await cache.invalidate('/items');
+    await cache.invalidate('/items');
+    expect((await client.get('/items')).headers['x-cache']).toBe('MISS');
+    expect(warnings).toHaveLength(1);
   });
 });
 
