@@ -96,7 +96,10 @@ describe.skipIf(!available)('CacheMiddleware.invalidate(path) on Redis', () => {
     const app = new API({ logger: false });
     app.addMiddleware(cache);
     let n = 0;
-    app.get('/items', (_input, request) => new Response({ n: ++n, q: request.queryParams.toString() }, { headers: { vary: 'Accept-Language' } }));
+    app.get(
+      '/items',
+      (_input, request) => new Response({ n: ++n, q: request.queryParams.toString() }, { headers: { vary: 'Accept-Language' } }),
+    );
     app.get('/items/{id}', ({ id }) => ({ id, n: ++n }));
     // Glob characters in a path are matched literally: `/it*` must not reach `/items`.
     app.get('/it*', () => ({ n: ++n }));

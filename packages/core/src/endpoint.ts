@@ -1,5 +1,7 @@
 import type { InferInput, ParamsShape, z } from '@fnapi/validation';
 import type { SecurityRequirement } from '@fnapi/openapi';
+import { endpointMiddleware } from './endpoint-middleware.js';
+import type { Middleware } from './pipeline.js';
 import type { Request } from './request.js';
 
 export type HTTPMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | (string & {});
@@ -27,6 +29,11 @@ export interface EndpointOptions<R extends string = string, P extends ParamsShap
   timeout?: number;
   /** Security requirements documented for this operation (auth functions add theirs). */
   security?: SecurityRequirement[];
+  /**
+   * Runs for this endpoint only, after the app's and its routers' middleware (cache one list,
+   * rate-limit one login); the first listed runs first on the way in.
+   */
+  middleware?: readonly Middleware[] | undefined;
 }
 
 /** Shorthand options (`app.get(route, options, handler)`): everything but route and method. */
@@ -104,6 +111,7 @@ export function isEndpointDefinition(value: unknown): value is EndpointDefinitio
 
 export function defineEndpoint(options: EndpointOptions<any, any>, handler: Handler, name?: string): EndpointDefinition {
   if (typeof handler !== 'function') throw new TypeError(`Endpoint ${options.route}: the handler must be a function`);
+  endpointMiddleware(options);
   return { [DEFINITION]: true, options, handler, name: name ?? handler.name };
 }
 

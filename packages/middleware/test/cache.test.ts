@@ -216,12 +216,33 @@ describe('CacheMiddleware', () => {
     expect(calls.items).toBe(2);
   });
 
+  it('caches one endpoint through its middleware option, and only that one', async () => {
+    const cache = new CacheMiddleware();
+    const app = new API({ logger: false });
+    let n = 0;
+    app.get('/books', { middleware: [cache] }, () => ({ n: ++n }));
+    app.get('/authors', () => ({ n: ++n }));
+    app.post('/books', { middleware: [] }, async () => {
+      await cache.invalidate('/books');
+      return { added: true };
+    });
+    client = await TestClient.start(app);
+    expect((await client.get('/books?limit=5')).headers['x-cache']).toBe('MISS');
+    expect((await client.get('/books?limit=5')).headers['x-cache']).toBe('HIT');
+    expect((await client.get('/authors')).headers['x-cache']).toBeUndefined();
+    await client.post('/books');
+    expect((await client.get('/books?limit=5')).headers['x-cache']).toBe('MISS');
+  });
+
   it('invalidate(path) drops every variant of the path: query strings, methods, Vary values', async () => {
     const cache = new CacheMiddleware();
     const app = new API({ logger: false });
     app.addMiddleware(cache);
     let n = 0;
-    app.get('/items', (_input, request) => new Response({ n: ++n, q: request.queryParams.toString() }, { headers: { vary: 'Accept-Language' } }));
+    app.get(
+      '/items',
+      (_input, request) => new Response({ n: ++n, q: request.queryParams.toString() }, { headers: { vary: 'Accept-Language' } }),
+    );
     app.get('/items/{id}', ({ id }) => ({ id, n: ++n }));
     app.get('/itemsx', () => ({ n: ++n }));
     client = await TestClient.start(app);

@@ -121,8 +121,8 @@ function batcher<I, O>(options: BatchOptions<I>, fn: BatchFunction<I, O>): (inpu
  */
 export function batchProcess<I, O>(options: BatchOptions<I>, fn: BatchFunction<I, O>): (input: I) => Promise<O>;
 export function batchProcess(options?: BatchOptions): <I, O>(fn: BatchFunction<I, O>) => (input: I) => Promise<O>;
-export function batchProcess<I, O>(options: BatchOptions<I> = {}, fn?: BatchFunction<I, O>) {
-  if (fn !== undefined) return batcher(options, fn);
-  // Curried: the key type is unknown here, so cacheKey is typed `(key: never) => unknown`.
+export function batchProcess<I, O>(options: BatchOptions = {}, fn?: BatchFunction<I, O>) {
+  // BatchOptions<never> takes any cacheKey; the overloads above tie it to the key type where known.
+  if (fn !== undefined) return batcher(options as BatchOptions<I>, fn);
   return <I2, O2>(f: BatchFunction<I2, O2>) => batcher(options as BatchOptions<I2>, f);
 }

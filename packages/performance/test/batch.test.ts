@@ -139,10 +139,15 @@ describe('batchProcess', () => {
   });
 
   it('a throwing cacheKey rejects its caller alone', async () => {
-    const load = batchProcess({ cacheKey: (k: { id: number }) => {
-      if (k.id < 0) throw new Error('bad key');
-      return k.id;
-    } }, (keys: { id: number }[]) => keys.map((k) => k.id));
+    const load = batchProcess(
+      {
+        cacheKey: (k: { id: number }) => {
+          if (k.id < 0) throw new Error('bad key');
+          return k.id;
+        },
+      },
+      (keys: { id: number }[]) => keys.map((k) => k.id),
+    );
     const outcomes = await Promise.allSettled([load({ id: -1 }), load({ id: 1 })]);
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled']);
   });
