@@ -50,6 +50,7 @@ export { defaultLogger, silentLogger, type Logger } from './logger.js';
 export { errorResponse, type ErrorResponseOptions } from './runtime.js';
 export { BYTES_TYPE, HTML_TYPE, JSON_TYPE, TEXT_TYPE, isJsonContentType, reasonPhrase, statusHasBody } from './http.js';
 export type { RunOptions, RunningServer } from './server/node.js';
+export { PortUnavailableError } from './server/listen.js';
 export type { Runtime, RuntimeLimits } from './transport.js';
 export { serialize, toChunk, toWebStream, type Serialized, type SerializeContext } from './server/write.js';
 export { handleFetch } from './server/fetch.js';

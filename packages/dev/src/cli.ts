@@ -3,7 +3,9 @@ import { parseArgs } from 'node:util';
 import { devCommand, openapiCommand, routesCommand } from './commands.js';
 
 const USAGE = `Usage:
-  fnapi dev <entry>                  serve the app (HOST/PORT, else 127.0.0.1:8000), restarting on change
+  fnapi dev <entry> [--host H] [--port P]
+                                     serve the app on --host/--port (else HOST/PORT, else
+                                     127.0.0.1:8000), restarting on change
   fnapi openapi <entry> [-o <file>]  write the OpenAPI document (stdout without -o)
   fnapi routes <entry>               list method, route and operationId of each endpoint
 
@@ -13,7 +15,12 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { output: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      output: { type: 'string', short: 'o' },
+      host: { type: 'string' },
+      port: { type: 'string', short: 'p' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   const [command, entry] = positionals;
   if (values.help || !command) {
@@ -32,7 +39,7 @@ async function main(argv: string[]): Promise<number> {
       await routesCommand(entry);
       return 0;
     default:
-      return devCommand(entry);
+      return devCommand(entry, { host: values.host, port: values.port });
   }
 }
 

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { checkPort, listenAddress } from './address.js';
 import { loadApp } from './load.js';
 
 /** `fnapi openapi <entry> [-o file]`: the document, without starting a server. */
@@ -26,14 +27,23 @@ export async function routesCommand(entry: string): Promise<void> {
 
 /**
  * `fnapi dev <entry>`: serves the app under `tsx watch`, which restarts it when any source file the
- * entry imports changes. Resolves with the child's exit code.
+ * entry imports changes, on `--host`/`--port` (passed down as HOST/PORT). Resolves with the child's
+ * exit code; 1 at once, with a one-line message, when the port is taken.
  */
-export function devCommand(entry: string): Promise<number> {
+export async function devCommand(entry: string, options: { host?: string | undefined; port?: string | undefined } = {}): Promise<number> {
+  const { host, port } = listenAddress(options, process.env);
+  // Checked here because tsx watch outlives a child that fails to listen: the command must end.
+  const problem = await checkPort(host, port);
+  if (problem !== undefined) {
+    console.error(`fnapi: ${problem}`);
+    return 1;
+  }
+  const env = { ...process.env, HOST: host, PORT: String(port) };
   const require = createRequire(import.meta.url);
   const tsxCli = require.resolve('tsx/cli');
   const ownFile = fileURLToPath(import.meta.url);
   const serve = fileURLToPath(new URL(ownFile.endsWith('.ts') ? './serve.ts' : './serve.js', import.meta.url));
-  const child = spawn(process.execPath, [tsxCli, 'watch', '--clear-screen=false', serve, entry], { stdio: 'inherit', env: process.env });
+  const child = spawn(process.execPath, [tsxCli, 'watch', '--clear-screen=false', serve, entry], { stdio: 'inherit', env });
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);

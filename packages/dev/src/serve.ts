@@ -1,5 +1,5 @@
 // Run by `fnapi dev` under `tsx watch`: imports the entry (so every file it imports is watched),
-// serves its app on HOST/PORT and prints where the docs are.
+// serves its app on HOST/PORT (set from --host/--port by the command) and prints where the docs are.
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { findApp } from './load.js';
@@ -11,5 +11,13 @@ if (!entry) {
 }
 const path = isAbsolute(entry) ? entry : resolve(process.cwd(), entry);
 const app = findApp((await import(pathToFileURL(path).href)) as Record<string, unknown>, entry);
-const { url } = await app.run();
+let url: string;
+try {
+  ({ url } = await app.run());
+} catch (error) {
+  // A port taken since the command checked it: the one-line message, no stack; the next change retries.
+  if ((error as Error).name !== 'PortUnavailableError') throw error;
+  console.error(`fnapi dev: ${(error as Error).message}`);
+  process.exit(1);
+}
 console.log(`fnapi dev: serving ${entry} on ${url}${app.docsUrl ? ` — docs at ${url}${app.docsUrl}` : ''}`);

@@ -7,6 +7,7 @@ import { PROBLEM_JSON, reasonOverride, reasonPhrase } from '../http.js';
 import { Request } from '../request.js';
 import type { Runtime } from '../transport.js';
 import { serialize, toChunk } from './write.js';
+import { listen } from './listen.js';
 
 // Taken from the built-in registry rather than imported: a bundler hoists a static import of a
 // built-in to the top of a single-file bundle, so serverless functions that never start a server
@@ -245,8 +246,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
 
   app.emit('server_starting', {});
   await app.startup();
-  server.listen(port, host);
-  await once(server, 'listening');
+  await listen(server, port, host);
   const address = server.address() as AddressInfo;
   const boundHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${boundHost === '0.0.0.0' ? '127.0.0.1' : boundHost === '[::]' ? '[::1]' : boundHost}:${address.port}`;
