@@ -240,7 +240,12 @@ if (failures.length === 0) console.log(`ok   every tarball has LICENSE and "lice
 
 // The consumer's TypeScript: the workspace's, and the latest from the registry (TypeScript 7 and later
 // may ship a native binary under another name: the package's own \`bin\` says which).
-const compilers = [{ label: `typescript ${readVersion(join(root, 'node_modules', 'typescript'))}`, command: [process.execPath, join(root, 'node_modules', 'typescript', 'bin', 'tsc')] }];
+const compilers = [
+  {
+    label: `typescript ${readVersion(join(root, 'node_modules', 'typescript'))}`,
+    command: [process.execPath, join(root, 'node_modules', 'typescript', 'bin', 'tsc')],
+  },
+];
 {
   const latestDir = join(work, 'typescript-latest');
   mkdirSync(latestDir);
@@ -248,7 +253,7 @@ const compilers = [{ label: `typescript ${readVersion(join(root, 'node_modules',
   run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', 'typescript@latest'], { cwd: latestDir });
   const pkgDir = join(latestDir, 'node_modules', 'typescript');
   const bin = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')).bin;
-  const binName = typeof bin === 'string' ? 'tsc' : ['tsc', 'tsgo'].find((n) => bin?.[n]) ?? Object.keys(bin ?? {})[0];
+  const binName = typeof bin === 'string' ? 'tsc' : (['tsc', 'tsgo'].find((n) => bin?.[n]) ?? Object.keys(bin ?? {})[0]);
   if (!binName) throw new Error('typescript@latest declares no binary');
   compilers.push({ label: `typescript@latest ${readVersion(pkgDir)}`, command: [join(latestDir, 'node_modules', '.bin', binName)] });
 }
@@ -315,7 +320,11 @@ for (const name of wanted) {
       const count = installedPackages(join(dir, 'node_modules'));
       const times = [];
       for (let i = 0; i < 5; i++) {
-        const out = run(process.execPath, ['--input-type=module', '-e', "const t = performance.now(); await import('@fnapi/all'); console.log(performance.now() - t)"], { cwd: dir });
+        const out = run(
+          process.execPath,
+          ['--input-type=module', '-e', "const t = performance.now(); await import('@fnapi/all'); console.log(performance.now() - t)"],
+          { cwd: dir },
+        );
         times.push(Number(out.trim()));
       }
       times.sort((a, b) => a - b);
