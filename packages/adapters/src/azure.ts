@@ -1,7 +1,8 @@
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { collectBody, Request, type Runtime, toChunk, toWebStream } from '@fnapi/core';
+import { Request } from '@fnapi/core';
 import { parseString as parseSetCookie } from 'set-cookie-parser';
-import { headerPairs, readAll, serve, singleValueHeaders } from './common.js';
+import { headerPairs, singleValueHeaders } from './platform-result.js';
+import { answer, collectBody, type Runtime, toChunk, toWebStream } from '@fnapi/core/transport';
 
 // The shapes of `@azure/functions` v4 the adapter reads and writes (structural, so that the package
 // is not a dependency of apps that deploy elsewhere).
@@ -90,7 +91,7 @@ export class AzureFunctionAdapter {
     const url = new URL(request.url);
     const fnapiRequest = new AzureRequest(request, url, this.app.limits.bodyLimit);
     fnapiRequest.state.platform = { name: 'azure', request, context } satisfies AzurePlatform;
-    const out = await serve(this.app, fnapiRequest);
+    const out = await answer(this.app, fnapiRequest);
     const pairs = headerPairs(out);
     const init: AzureHttpResponseInit = { status: out.status, headers: singleValueHeaders(pairs) };
     const cookies: AzureCookie[] = [];
@@ -101,10 +102,6 @@ export class AzureFunctionAdapter {
       else this.app.logger.warn({ header: value }, 'Set-Cookie header without a name=value pair was dropped');
     }
     if (cookies.length > 0) init.cookies = cookies;
-    if (request.method.toUpperCase() === 'HEAD') {
-      if (out.stream !== undefined) await readAll(out.stream);
-      return init;
-    }
     if (out.stream !== undefined) init.body = toWebStream(out.stream) as unknown as NodeReadableStream<Uint8Array>;
     else if (out.body !== null) init.body = toChunk(out.body);
     return init;

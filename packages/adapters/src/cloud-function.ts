@@ -1,4 +1,4 @@
-import type { Runtime } from '@fnapi/core';
+import type { Runtime } from '@fnapi/core/transport';
 import { type PlatformNodeRequest, type PlatformNodeResponse, serveNode } from './node-io.js';
 
 export type { PlatformNodeRequest, PlatformNodeResponse };

@@ -1,4 +1,4 @@
-export { type BinaryOptions, isBinary } from './common.js';
+export { type BinaryOptions, isBinary } from './platform-result.js';
 export * from './lambda.js';
 export * from './cloud-function.js';
 export * from './azure.js';

@@ -1,27 +1,19 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { type BodyChunk, Request, reasonPhrase, type Runtime, toChunk } from '@fnapi/core';
+import { type BodyChunk, Request, reasonPhrase } from '@fnapi/core';
 import {
   type BinaryOptions,
   type BufferedResult,
-  decodeBody,
   encodeBody,
-  encodeQuery,
   headerPairs,
-  joinRawQuery,
-  lowerCaseHeaders,
   multiValueHeaders,
-  protocolOf,
-  serve,
   serveBuffered,
   setCookies,
   singleValueHeaders,
   splitHeaders,
-  stripPrefix,
-  toWirePath,
-  writeChunk,
-  writeChunks,
-} from './common.js';
+} from './platform-result.js';
+import { decodeBody, encodeQuery, joinRawQuery, lowerCaseHeaders, protocolOf, stripPrefix, toWirePath } from './event-parts.js';
+import { answer, writeChunk, writeChunks, type Runtime, toChunk } from '@fnapi/core/transport';
 
 // The event and result shapes, as far as the adapter reads or writes them (the full ones are in
 // `@types/aws-lambda`, which users need not install).
@@ -306,14 +298,14 @@ export class LambdaAdapter {
     return runtime.streamifyResponse(async (event, responseStream, context) => {
       const processor = processorFor(event);
       const request = this.request(processor, event, context);
-      const out = await serve(this.app, request);
+      const out = await answer(this.app, request);
       const stream = runtime.HttpResponseStream.from(responseStream, processor.prelude(out.status, headerPairs(out)));
       const closed = () => request.abort(new Error('client disconnected'));
       stream.once('close', closed);
       try {
-        if (request.method !== 'HEAD' && out.stream !== undefined) {
+        if (out.stream !== undefined) {
           await writeChunks(stream, out.stream as AsyncIterable<BodyChunk>);
-        } else if (request.method !== 'HEAD' && out.body !== null) {
+        } else if (out.body !== null) {
           await writeChunk(stream, toChunk(out.body));
         } else {
           // The prelude goes out with the first write; an empty body still needs one.

@@ -1,15 +1,7 @@
-import { handleFetch, Request, type Runtime } from '@fnapi/core';
-import {
-  type BinaryOptions,
-  decodeBody,
-  encodeBody,
-  encodeQuery,
-  lowerCaseHeaders,
-  protocolOf,
-  serveBuffered,
-  splitHeaders,
-  toWirePath,
-} from './common.js';
+import { Request } from '@fnapi/core';
+import { type BinaryOptions, encodeBody, serveBuffered, splitHeaders } from './platform-result.js';
+import { decodeBody, encodeQuery, lowerCaseHeaders, protocolOf, toWirePath } from './event-parts.js';
+import { handleFetch, type Runtime } from '@fnapi/core/transport';
 
 /** A Netlify Functions v1 event (the Lambda-compatible shape). */
 export interface NetlifyEvent {
@@ -81,7 +73,6 @@ export class NetlifyAdapter {
     isWebRequest(input) ? this.handleRequest(input) : this.handleEvent(input, context)) as NetlifyAdapter['handle'];
 
   private async handleRequest(request: globalThis.Request): Promise<globalThis.Response> {
-    await this.app.startup();
     if (this.options.stripFunctionPath) {
       const url = new URL(request.url);
       const path = functionPath(url.pathname, this.options);

@@ -1,5 +1,5 @@
-import { BadRequestError, type BodyChunk, collectBody, PayloadTooLargeError, Request, type Runtime, toChunk } from '@fnapi/core';
-import { serve, writeChunk, writeChunks } from './common.js';
+import { BadRequestError, type BodyChunk, PayloadTooLargeError, Request } from '@fnapi/core';
+import { answer, writeChunk, writeChunks, collectBody, type Runtime, toChunk } from '@fnapi/core/transport';
 
 /**
  * A Node request as platforms hand it over: an `IncomingMessage`, or an Express request whose body
@@ -93,16 +93,12 @@ function alreadyParsed(source: PlatformNodeRequest): Uint8Array {
 export async function serveNode(app: Runtime, req: PlatformNodeRequest, res: PlatformNodeResponse, platform: unknown): Promise<void> {
   const request = new PlatformRequest(req, res, app.limits.bodyLimit);
   request.state.platform = platform;
-  const out = await serve(app, request);
+  const out = await answer(app, request);
   if (res.headersSent) {
     app.logger.error({ path: request.path }, 'response headers were already sent by someone else; answer dropped');
     return;
   }
   res.writeHead(out.status, out.headers as string[]);
-  if (request.method === 'HEAD') {
-    res.end();
-    return;
-  }
   if (out.stream !== undefined) {
     try {
       await writeChunks(res, out.stream as AsyncIterable<BodyChunk>);

@@ -1,5 +1,5 @@
-import type { Runtime } from '@fnapi/core';
-import type { BinaryOptions } from './common.js';
+import type { BinaryOptions } from './platform-result.js';
+import type { Runtime } from '@fnapi/core/transport';
 import { type PlatformNodeRequest, type PlatformNodeResponse, serveNode } from './node-io.js';
 
 export type { PlatformNodeRequest, PlatformNodeResponse };

@@ -97,13 +97,20 @@ describe('events and failures', () => {
     await expect(new LambdaAdapter(app).handle({ Records: [] } as never)).rejects.toThrow(/API Gateway .* Function URL or ALB/);
   });
 
-  it('a failing startup fails the event (Lambda reports the init error) instead of serving half-started', async () => {
+  it('a failing startup answers 503 instead of serving half-started', async () => {
     const app = new API({ logger: false });
+    let handled = 0;
     app.onStartup(() => {
       throw new Error('database unreachable');
     });
-    app.api({ route: '/ok' }, () => ({ ok: true }));
-    await expect(new LambdaAdapter(app).handle(httpApiEvent({ method: 'GET', path: '/ok' }))).rejects.toThrow('database unreachable');
+    app.api({ route: '/ok' }, () => ({ ok: ++handled }));
+    const result = (await new LambdaAdapter(app).handle(httpApiEvent({ method: 'GET', path: '/ok' }))) as {
+      statusCode: number;
+      body: string;
+    };
+    expect(result.statusCode).toBe(503);
+    expect(result.body).not.toContain('database unreachable');
+    expect(handled).toBe(0);
   });
 
   it('passes the event and context on in request.state.platform', async () => {

@@ -1,7 +1,17 @@
 import type { AuthInfo, Request, SecurityRequirement } from '@fnapi/core';
-import { type AuthWrapper, authWrapper, digest, forbidden, same, unauthorized } from './scheme.js';
+import {
+  type AuthWrapper,
+  authWrapper,
+  digest,
+  forbidden,
+  nameSuffix,
+  requirement,
+  same,
+  type SchemeNameOption,
+  unauthorized,
+} from './scheme.js';
 
-export interface ApiKeyOptions {
+export interface ApiKeyOptions extends SchemeNameOption {
   /** Each accepted key and the permissions it carries. */
   apiKeys: Record<string, readonly string[]>;
   /** Permissions the key must carry (all of them); a valid key without one is 403. */
@@ -29,8 +39,14 @@ export function apiKeyRequired(options: ApiKeyOptions): AuthWrapper {
   const required = options.permissions ?? [];
   const keys = Object.entries(options.apiKeys).map(([key, permissions]) => ({ digest: digest(key), permissions: [...permissions] }));
   if (keys.length === 0) throw new TypeError('apiKeyRequired: apiKeys is empty, so no request could pass');
-  const security: SecurityRequirement[][] = [[{ name: 'apiKeyHeader', scheme: { type: 'apiKey', in: 'header', name: header } }]];
-  if (options.queryParam) security.push([{ name: 'apiKeyQuery', scheme: { type: 'apiKey', in: 'query', name: options.queryParam } }]);
+  // Default names differ whenever definitions do: another header or parameter is part of the name.
+  const headerName = header === 'X-API-Key' ? 'apiKeyHeader' : `apiKeyHeader_${nameSuffix(header)}`;
+  const security: SecurityRequirement[][] = [[requirement(headerName, { type: 'apiKey', in: 'header', name: header }, options.schemeName)]];
+  if (options.queryParam) {
+    const queryName = options.queryParam === 'api_key' ? 'apiKeyQuery' : `apiKeyQuery_${nameSuffix(options.queryParam)}`;
+    const chosen = options.schemeName === undefined ? undefined : `${options.schemeName}Query`;
+    security.push([requirement(queryName, { type: 'apiKey', in: 'query', name: options.queryParam }, chosen)]);
+  }
 
   return authWrapper(
     {

@@ -1,7 +1,17 @@
 import type { AuthInfo, Request } from '@fnapi/core';
-import { type AuthWrapper, authorization, authWrapper, digest, quoted, same, unauthorized } from './scheme.js';
+import {
+  type AuthWrapper,
+  authorization,
+  authWrapper,
+  digest,
+  quoted,
+  requirement,
+  same,
+  type SchemeNameOption,
+  unauthorized,
+} from './scheme.js';
 
-export interface BasicAuthOptions {
+export interface BasicAuthOptions extends SchemeNameOption {
   /** User names and their passwords. */
   credentials: Record<string, string>;
   /** `realm` of the challenge; default `api`. */
@@ -29,7 +39,7 @@ export function basicAuthRequired(options: BasicAuthOptions): AuthWrapper {
   return authWrapper(
     {
       challenge,
-      security: [[{ name: 'basicAuth', scheme: { type: 'http', scheme: 'basic' } }]],
+      security: [[requirement('basicAuth', { type: 'http', scheme: 'basic' }, options.schemeName)]],
       async authenticate(request: Request): Promise<AuthInfo> {
         const encoded = authorization(request, 'Basic');
         if (encoded === undefined) throw unauthorized('Credentials are required (HTTP Basic)', challenge);

@@ -11,13 +11,13 @@ import {
   jwtVerify,
   SignJWT,
 } from 'jose';
-import { type AuthWrapper, authorization, authWrapper, quoted, unauthorized } from './scheme.js';
+import { type AuthWrapper, authorization, authWrapper, quoted, requirement, type SchemeNameOption, unauthorized } from './scheme.js';
 
 // node:crypto's name, not the DOM global: declarations must compile with @types/node alone.
 type CryptoKey = webcrypto.CryptoKey;
 type KeyInput = string | KeyObject | CryptoKey;
 
-export interface JwtOptions {
+export interface JwtOptions extends SchemeNameOption {
   /** Shared secret for HS256/HS384/HS512. */
   secret?: string;
   /** Public key (PEM `PUBLIC KEY` or `CERTIFICATE`, a `KeyObject` or a `CryptoKey`) for RS*, PS*, ES*, EdDSA. */
@@ -125,7 +125,7 @@ export function jwtRequired(options: JwtOptions): AuthWrapper {
   return authWrapper(
     {
       challenge: missing,
-      security: [[{ name: 'bearerAuth', scheme: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } }]],
+      security: [[requirement('bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, options.schemeName)]],
       async authenticate(request: Request): Promise<AuthInfo> {
         const token = authorization(request, 'Bearer');
         if (token === undefined) throw unauthorized('A bearer token is required', missing);

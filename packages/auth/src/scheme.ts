@@ -38,6 +38,25 @@ export interface AuthWrapper {
   readonly scheme: AuthScheme;
 }
 
+/** The option every auth function takes to name its scheme in the OpenAPI document. */
+export interface SchemeNameOption {
+  /**
+   * Key under `components.securitySchemes` (default: `bearerAuth`, `apiKeyHeader`, `basicAuth`, …).
+   * Two different definitions given the same `schemeName` are an error at registration.
+   */
+  schemeName?: string;
+}
+
+/** A scheme requirement under the app's chosen name, else under its default one. */
+export function requirement(defaultName: string, scheme: Record<string, unknown>, chosen: string | undefined): SecurityRequirement {
+  return chosen === undefined ? { name: defaultName, scheme } : { name: chosen, scheme, explicit: true };
+}
+
+/** A component-name-safe form of a header or parameter name (`X-Service-Token` stays as is). */
+export function nameSuffix(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
 /** The error statuses a scheme may answer with, documented on every protected operation. */
 const AUTH_STATUSES = [401, 403];
 

@@ -13,7 +13,9 @@ import type { AppRuntime, ErrorPolicy, ValidationErrorFormat } from './runtime.j
 import { handleFetch } from './server/fetch.js';
 import { inject, type InjectOptions, type InjectResponse } from './server/inject.js';
 import type { RunOptions, RunningServer } from './server/node.js';
-import type { Runtime, RuntimeLimits } from './transport.js';
+import { chooseOperationId } from './operation-ids.js';
+import { SchemeNames } from './scheme-names.js';
+import type { Runtime, RuntimeLimits } from './runtime-contract.js';
 
 export type { ValidationErrorFormat };
 
@@ -90,6 +92,7 @@ export class API extends RouteGroup implements Runtime {
   /** Every endpoint, by `METHOD path`, in registration order. */
   private readonly registry = new Map<string, RegisteredEndpoint>();
   private readonly operationIds = new Map<string, RegisteredEndpoint>();
+  private readonly schemeNames = new SchemeNames();
   /** The shapes of registered routes, for conflicts found at registration (`{id}` vs `{user_id}`). */
   private shapes = new RouteTable<true>();
   private runtime: AppRuntime | undefined;
@@ -98,6 +101,7 @@ export class API extends RouteGroup implements Runtime {
   private readonly startupCallbacks: Lifecycle[] = [];
   private readonly shutdownCallbacks: Lifecycle[] = [];
   private started: Promise<void> | undefined;
+  private isReady = false;
   private stopped: Promise<void> | undefined;
 
   constructor(options: APIOptions = {}) {
@@ -152,20 +156,33 @@ export class API extends RouteGroup implements Runtime {
     return this;
   }
 
-  /** Runs the startup callbacks once (servers and adapters call this before the first request). */
+  /**
+   * Runs the startup callbacks once (every transport calls this before the first request); callers
+   * that arrive meanwhile share the run. A failed run rejects, and the next call tries again.
+   */
   startup(): Promise<void> {
     this.started ??= (async () => {
       this.stopped = undefined;
       this.compiled();
       for (const callback of this.startupCallbacks) await callback();
-    })();
+      this.isReady = true;
+    })().catch((error: unknown) => {
+      this.started = undefined;
+      throw error;
+    });
     return this.started;
+  }
+
+  /** Startup has completed and no shutdown has run since. */
+  get ready(): boolean {
+    return this.isReady;
   }
 
   /** Runs the shutdown callbacks once, in reverse order of registration. */
   shutdown(): Promise<void> {
     this.stopped ??= (async () => {
       this.started = undefined;
+      this.isReady = false;
       for (const callback of [...this.shutdownCallbacks].reverse()) {
         try {
           await callback();
@@ -281,18 +298,18 @@ export class API extends RouteGroup implements Runtime {
       if (this.registry.has(where) || staged.has(where)) {
         throw new Error(`${where} is registered twice: a method and route can have one endpoint`);
       }
-      const operationId = options.operationId ?? (usableName(name) ? name : derivedOperationId(entry.method, entry.path));
-      const clash = this.operationIds.get(operationId) ?? stagedIds.get(operationId);
-      if (clash) {
-        throw new Error(
-          `operationId "${operationId}" is used by both ${clash.method} ${clash.path} and ${where}; ` +
-            'give one of them an explicit operationId',
-        );
-      }
+      const operationId = chooseOperationId(
+        options.operationId,
+        name,
+        entry.method,
+        entry.path,
+        (id) => this.operationIds.get(id) ?? stagedIds.get(id),
+      );
       const endpoint: RegisteredEndpoint = { ...entry, operationId, pathParams };
       staged.set(where, endpoint);
       stagedIds.set(operationId, endpoint);
     }
+    const recordSchemeNames = this.schemeNames.check(entries);
     try {
       for (const endpoint of staged.values()) this.shapes.add(endpoint.method, endpoint.path, true);
     } catch (error) {
@@ -305,6 +322,7 @@ export class API extends RouteGroup implements Runtime {
       this.registry.set(key, endpoint);
       this.operationIds.set(endpoint.operationId, endpoint);
     }
+    recordSchemeNames();
     this.changed();
     if (this.pluginManager.listens('endpoint_registered')) {
       for (const { method, path, operationId } of staged.values()) {
@@ -317,16 +335,4 @@ export class API extends RouteGroup implements Runtime {
     this.runtime = undefined;
     this.document = undefined;
   }
-}
-
-function usableName(name: string): boolean {
-  return name !== '' && name !== 'anonymous' && !name.startsWith('bound ');
-}
-
-function derivedOperationId(method: string, path: string): string {
-  const slug = path
-    .replace(/[{}]/g, '')
-    .replace(/[^A-Za-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-  return `${method.toLowerCase()}_${slug || 'root'}`;
 }

@@ -21,6 +21,14 @@ export interface HTTPErrorOptions {
   cause?: unknown;
 }
 
+/** The one builder of problem bodies: `about:blank`, the status's reason phrase as title. */
+export function problemDetails(status: number, detail?: string, details?: unknown): ProblemDetails {
+  const problem: ProblemDetails = { type: 'about:blank', title: statusTitle(status), status };
+  if (detail !== undefined) problem.detail = detail;
+  if (details !== undefined) problem.details = details;
+  return problem;
+}
+
 /** An error that is meant to reach the client: thrown anywhere, it becomes a problem response of its status. */
 export class HTTPError extends Error {
   readonly statusCode: number;
@@ -36,14 +44,7 @@ export class HTTPError extends Error {
   }
 
   toProblem(): ProblemDetails {
-    const problem: ProblemDetails = {
-      type: 'about:blank',
-      title: statusTitle(this.statusCode),
-      status: this.statusCode,
-      detail: this.message,
-    };
-    if (this.details !== undefined) problem.details = this.details;
-    return problem;
+    return problemDetails(this.statusCode, this.message, this.details);
   }
 }
 
@@ -97,12 +98,7 @@ export class RequestValidationError extends HTTPError {
 
 /** The problem body of an unexpected exception: generic unless debug output is asked for. */
 export function internalErrorProblem(error: unknown, debug: boolean, includeStack: boolean): ProblemDetails {
-  const problem: ProblemDetails = {
-    type: 'about:blank',
-    title: 'Internal Server Error',
-    status: 500,
-    detail: 'An unexpected error occurred',
-  };
+  const problem = problemDetails(500, 'An unexpected error occurred');
   if (debug) {
     const err = error instanceof Error ? error : new Error(String(error));
     const info: Record<string, unknown> = { name: err.name, message: err.message };

@@ -1,7 +1,8 @@
 import { queryValues } from '@fnapi/validation';
 import { parse as parseCookie } from 'cookie';
 import { parse as parseQuery } from 'fast-querystring';
-import { decodeText, DEFAULT_BODY_LIMIT, parseJsonBody, tooLarge } from './body.js';
+import { decodeText, DEFAULT_BODY_LIMIT, parseJsonBody } from './body.js';
+import { tooLarge } from './wire/collect-body.js';
 import { BadRequestError } from './errors.js';
 import { type RawHeaders, RequestHeaders } from './headers.js';
 import { defaultLogger, type Logger } from './logger.js';

@@ -1,7 +1,7 @@
 import { Pool } from 'undici';
 import type { InjectResponse } from './server/inject.js';
 import { runNodeServer, type RunningServer } from './server/node.js';
-import type { Runtime } from './transport.js';
+import type { Runtime } from './runtime-contract.js';
 
 export type { InjectOptions, InjectResponse } from './server/inject.js';
 
@@ -36,7 +36,8 @@ export class TestClient {
 
   /** Serves any `Runtime` (an `API`) on an ephemeral loopback port. */
   static async start(app: Runtime): Promise<TestClient> {
-    const server = await runNodeServer(app, { host: '127.0.0.1', port: 0, handleSignals: false });
+    // Startup runs on the first request, as on every transport: a failing one answers 503, then retries.
+    const server = await runNodeServer(app, { host: '127.0.0.1', port: 0, handleSignals: false }, true);
     return new TestClient(server, new Pool(server.url, { connections: 16 }));
   }
 

@@ -174,25 +174,32 @@ describe('endpoint definitions and decorators', () => {
 });
 
 describe('registration errors', () => {
-  it('an operationId collision throws at registration, naming both endpoints', async () => {
+  it('a reused handler name gets name + method + path; only explicit duplicates are refused', async () => {
     const app = new API({ logger: false });
-    app.get('/a', function list() {
-      return 'a';
-    });
-    expect(() =>
-      app.get('/b', function list() {
-        return 'b';
-      }),
-    ).toThrow('operationId "list" is used by both GET /a and GET /b; give one of them an explicit operationId');
-    // The failed registration left the app as it was.
-    expect(app.routes.map((r) => r.route)).toEqual(['/a']);
-    expect((await viaInject(app, { path: '/b' })).status).toBe(404);
-    expect((await viaInject(app, { path: '/a' })).status).toBe(200);
-    // An explicit operationId resolves it.
-    app.get('/b', { operationId: 'listB' }, function list() {
+    const who = (_input: unknown, request: { path: string }) => request.path;
+    app.get('/a', who);
+    app.get('/jwks/two', who);
+    app.post('/jwks/two', who);
+    app.get('/b', function list() {
       return 'b';
     });
-    expect((await viaInject(app, { path: '/b' })).json()).toBe('b');
+    app.get('/c', function list() {
+      return 'c';
+    });
+    expect(app.routes.map((r) => r.operationId)).toEqual(['who', 'who_get_jwks_two', 'who_post_jwks_two', 'list', 'list_get_c']);
+    expect((await viaInject(app, { path: '/jwks/two' })).json()).toBe('/jwks/two');
+    // A default that an explicit id already holds moves aside too.
+    app.get('/d', { operationId: 'report' }, () => 1);
+    app.get('/e', function report() {
+      return 2;
+    });
+    expect(app.routes.at(-1)?.operationId).toBe('report_get_e');
+    // An explicit id that repeats a default one is refused, naming both endpoints, and changes nothing.
+    expect(() => app.get('/f', { operationId: 'list' }, () => 3)).toThrow(
+      'operationId "list" is used by both GET /b and GET /f; give one of them another operationId',
+    );
+    expect(app.routes.map((r) => r.route)).not.toContain('/f');
+    expect((await viaInject(app, { path: '/f' })).status).toBe(404);
   });
 
   it('an explicit operationId can collide too', () => {

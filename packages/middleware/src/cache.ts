@@ -1,6 +1,6 @@
 import { defaultLogger, Response, type CallNext, type Logger, type Request } from '@fnapi/core';
 import { Middleware } from './base.js';
-import { splitList } from './util.js';
+import { splitList } from './header-lists.js';
 
 type Awaitable<T> = T | Promise<T>;
 

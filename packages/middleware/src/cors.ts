@@ -1,6 +1,6 @@
 import { Response, type CallNext, type Request } from '@fnapi/core';
 import { Middleware } from './base.js';
-import { appendVary } from './util.js';
+import { appendVary } from './header-lists.js';
 
 export interface CORSOptions {
   /** Origins allowed to read responses, e.g. `['https://app.example']`; `['*']` allows any. Default `['*']`. */

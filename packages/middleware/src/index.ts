@@ -13,4 +13,4 @@ export {
   type MemoryCacheStoreOptions,
   type VaryMarker,
 } from './cache.js';
-export { appendVary } from './util.js';
+export { appendVary } from './header-lists.js';

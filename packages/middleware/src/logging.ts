@@ -1,7 +1,7 @@
 import { defaultLogger, HTTPError, type CallNext, type Logger, type Request, type Response } from '@fnapi/core';
 import type { Level } from 'pino';
 import { Middleware } from './base.js';
-import { roundMs } from './util.js';
+import { roundMs } from './duration.js';
 
 export interface LoggingMiddlewareOptions {
   /** The pino logger to write to; default core's logger (stdout, `FNAPI_LOG_LEVEL`). */

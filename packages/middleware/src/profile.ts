@@ -1,6 +1,6 @@
 import type { CallNext, Request, Response } from '@fnapi/core';
 import { Middleware } from './base.js';
-import { roundMs } from './util.js';
+import { roundMs } from './duration.js';
 
 /**
  * Times everything inside it and reports it on the response: `Server-Timing: app;dur=<ms>`

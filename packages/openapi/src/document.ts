@@ -6,140 +6,16 @@ import {
   type RouteConfig,
   type ResponseConfig,
 } from '@asteasolutions/zod-to-openapi';
-import { describeParams, ValidationProblemSchema, z, type BinderPlan, type BodyDescriptor, type ParamDescriptor } from '@fnapi/validation';
-
-/** One security scheme an operation requires (the extension point used by `@fnapi/auth`). */
-export interface SecurityRequirement {
-  /** Key under `components.securitySchemes`, e.g. `bearerAuth`. */
-  name: string;
-  /** An OpenAPI Security Scheme Object, e.g. `{ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }`. */
-  scheme: Record<string, unknown>;
-  /** OAuth2/OpenID scopes or role names; `[]` when omitted. */
-  scopes?: string[];
-}
-
-/** Everything the document needs to know about one endpoint. */
-export interface OperationDescription {
-  /** Upper-case HTTP method: `GET`, `POST`, … */
-  method: string;
-  /** OpenAPI path template with any router prefix applied, e.g. `/users/{user_id}`. */
-  path: string;
-  operationId: string;
-  summary?: string;
-  description?: string;
-  tags?: string[];
-  deprecated?: boolean;
-  /** What the binder is compiled from; `describeParams(plan)` gives the parameters and the body. */
-  plan: BinderPlan;
-  /** Success response model. */
-  response?: z.ZodType;
-  /** Success status; 204 (and 205, 304, 1xx) is documented without content. */
-  statusCode: number;
-  /** Schemes required to call the operation; all of them apply together. */
-  security?: SecurityRequirement[];
-  /**
-   * Alternatives (any one is enough), each a list of schemes that apply together; documented as
-   * separate security requirements, each also carrying `security`.
-   */
-  securityAlternatives?: SecurityRequirement[][];
-  /** Extra problem statuses the operation can produce (401, 403, 413, 415, 504, …). */
-  errorStatuses?: number[];
-}
-
-export interface DocumentInfo {
-  title: string;
-  version: string;
-  description?: string;
-  /** `servers`: where the API is served, e.g. `[{ url: 'https://api.example.com', description: 'Production' }]`. */
-  servers?: { url: string; description?: string }[];
-  /** `info.contact`. */
-  contact?: { name?: string; url?: string; email?: string };
-  /** `info.license`: a name, and an SPDX `identifier` or a `url`. */
-  license?: { name: string; identifier?: string; url?: string };
-  /** `info.termsOfService`: a URL. */
-  termsOfService?: string;
-  /** Descriptions of the tags endpoints use (and their order in the pages). */
-  tags?: { name: string; description?: string }[];
-}
-
-/** A schema that could not be documented: it is shown as an open schema, and the rest is served. */
-export interface SchemaProblem {
-  method: string;
-  path: string;
-  operationId: string;
-  /** The parameter (`query page`, `body user`, `response`) whose schema failed. */
-  parameter: string;
-  error: unknown;
-}
-
-/**
- * The HTTP facts the document states, owned by the server that sends the responses (`@fnapi/core`
- * passes its own), so the document and the wire never disagree.
- */
-export interface HttpFacts {
-  /** The reason phrase of a status (a response's description). */
-  reasonPhrase(status: number): string;
-  /** Whether a response of this status carries content (not 1xx, 204, 205, 304). */
-  statusHasBody(status: number): boolean;
-  /** Media type of success bodies (`application/json`). */
-  jsonMediaType: string;
-  /** Media type of error bodies (`application/problem+json`). */
-  problemMediaType: string;
-}
-
-export interface BuildOptions {
-  /** The server's HTTP facts. */
-  http: HttpFacts;
-  /** Replaces the documented 422 body schema; default `ValidationProblemSchema`. */
-  validationErrorSchema?: z.ZodType;
-  /** Told of every schema that could not be documented (the document is built all the same). */
-  onSchemaProblem?(problem: SchemaProblem): void;
-}
-
-/** Name of the shared problem-details component. */
-export const PROBLEM_DETAILS_COMPONENT = 'ProblemDetails';
-/** Default name of the 422 body component (a schema with its own id keeps that id). */
-export const VALIDATION_PROBLEM_COMPONENT = 'ValidationProblem';
+import { describeParams, ValidationProblemSchema, z, type BodyDescriptor, type ParamDescriptor } from '@fnapi/validation';
+import type { BuildOptions, DocumentInfo, OperationDescription } from './description.js';
+import { fixParameters, pascalCase, sortByStatus, templateParams, tidy } from './document-shape.js';
+import { PROBLEM_DETAILS_COMPONENT, ProblemDetailsSchema, VALIDATION_PROBLEM_COMPONENT } from './problem-components.js';
+import { fallbackJsonSchema, isOptionalSchema, isUnknownTypeError, type SchemaObject } from './schema-fallback.js';
+import { SecuritySchemes } from './security-schemes.js';
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
-/** The problem-details body every non-422 error carries (RFC 9457). */
-const ProblemDetailsSchema = z
-  .object({
-    type: z.string().describe('A URI reference identifying the problem type; `about:blank` when it is just the status'),
-    title: z.string().describe('Short summary of the problem type: the status reason phrase'),
-    status: z.int().min(100).max(599).describe('The HTTP status code'),
-    detail: z.string().optional().describe('Explanation specific to this occurrence'),
-    details: z.unknown().optional().describe('Structured data about this occurrence'),
-  })
-  .describe('RFC 9457 problem details');
-
 type AnySchema = z.ZodType;
-type SchemaObject = Record<string, unknown>;
-
-function pascalCase(name: string): string {
-  const words = name.split(/[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])/).filter(Boolean);
-  const joined = words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
-  if (joined === '') return 'Body';
-  return /^[0-9]/.test(joined) ? `Model${joined}` : joined;
-}
-
-function isUnknownTypeError(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    ((error as { constructor?: { name?: string } }).constructor?.name === 'UnknownZodTypeError' ||
-      /Unknown zod object type/i.test(String((error as { message?: unknown }).message)))
-  );
-}
-
-function isOptionalSchema(schema: AnySchema): boolean {
-  try {
-    return schema.safeParse(undefined).success;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Builds one document. With `safe` set, every schema is first converted alone and one that
@@ -152,7 +28,7 @@ class DocumentBuilder {
   private readonly namedSchemas = new Map<AnySchema, string>();
   private readonly restore: Array<() => void> = [];
   private readonly usedNames = new Set<string>();
-  private readonly securitySchemes = new Map<string, string>();
+  private readonly securitySchemes = new SecuritySchemes(this.registry);
   private readonly tags: string[] = [];
   private readonly safeCache = new Map<AnySchema, AnySchema | SchemaObject>();
   private problemRef!: AnySchema;
@@ -185,6 +61,10 @@ class DocumentBuilder {
     for (const { body } of described) {
       if (body.kind === 'whole') this.nameSchema(body.schema, pascalCase(body.name));
     }
+    // Security schemes named by the app keep their names; defaults are numbered around them.
+    for (const { op } of described) {
+      for (const sec of [...(op.security ?? []), ...(op.securityAlternatives ?? []).flat()]) this.securitySchemes.reserve(sec);
+    }
 
     const requiredByOperation = new Map<string, Map<string, boolean>>();
     for (const { op, params, body } of described) {
@@ -209,7 +89,7 @@ class DocumentBuilder {
       ...(this.documentTags().length > 0 ? { tags: this.documentTags() } : {}),
     }) as unknown as Record<string, unknown>;
 
-    this.fixParameters(document, requiredByOperation);
+    fixParameters(document, requiredByOperation);
     return tidy(document);
   }
 
@@ -381,100 +261,14 @@ class DocumentBuilder {
       route.security = requirements.map((alternative) => {
         const requirement: Record<string, string[]> = {};
         for (const sec of alternative) {
-          this.registerSecurityScheme(sec);
-          requirement[sec.name] = [...(requirement[sec.name] ?? []), ...(sec.scopes ?? [])];
+          const name = this.securitySchemes.register(sec);
+          requirement[name] = [...(requirement[name] ?? []), ...(sec.scopes ?? [])];
         }
         return requirement;
       });
     }
     return route;
   }
-
-  private registerSecurityScheme(sec: SecurityRequirement): void {
-    const serialized = stableStringify(sec.scheme);
-    const existing = this.securitySchemes.get(sec.name);
-    if (existing === undefined) {
-      this.securitySchemes.set(sec.name, serialized);
-      this.registry.registerComponent('securitySchemes', sec.name, structuredClone(sec.scheme) as never);
-    } else if (existing !== serialized) {
-      throw new Error(
-        `Security scheme "${sec.name}" is declared twice with different definitions ` +
-          `(${existing} and ${serialized}); give the second one another name`,
-      );
-    }
-  }
-
-  /** `required` comes from the binder's own rules, which may differ from zod-to-openapi's guess. */
-  private fixParameters(document: Record<string, unknown>, required: Map<string, Map<string, boolean>>): void {
-    const paths = (document.paths ?? {}) as Record<string, Record<string, { parameters?: Array<Record<string, unknown>> }>>;
-    for (const [path, item] of Object.entries(paths)) {
-      for (const [method, operation] of Object.entries(item)) {
-        const flags = required.get(`${path}\u0000${method}`);
-        for (const parameter of operation.parameters ?? []) {
-          if (parameter.in === 'path') {
-            parameter.required = true;
-            continue;
-          }
-          const flag = flags?.get(`${String(parameter.in)}:${String(parameter.name)}`);
-          if (flag !== undefined) parameter.required = flag;
-        }
-      }
-    }
-  }
-}
-
-function templateParams(path: string, declared: readonly string[]): string[] {
-  const names = [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]!);
-  for (const name of declared) if (!names.includes(name) && path.includes(`{${name}}`)) names.push(name);
-  return names;
-}
-
-function sortByStatus<T>(responses: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
-}
-
-function fallbackJsonSchema(schema: AnySchema): SchemaObject {
-  try {
-    const json = z.toJSONSchema(schema, {
-      target: 'draft-2020-12',
-      unrepresentable: 'any',
-      io: 'input',
-      cycles: 'throw',
-      reused: 'inline',
-      metadata: z.registry<Record<string, unknown>>(),
-    }) as SchemaObject;
-    delete json.$schema;
-    if ('$defs' in json) return {};
-    return json;
-  } catch {
-    return {};
-  }
-}
-
-function stableStringify(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/** Drops the empty sections zod-to-openapi always emits (`webhooks: {}`, `components.parameters: {}`). */
-function tidy(document: Record<string, unknown>): Record<string, unknown> {
-  const components = document.components as Record<string, Record<string, unknown>> | undefined;
-  if (components) {
-    for (const [key, value] of Object.entries(components)) {
-      if (value && typeof value === 'object' && Object.keys(value).length === 0) delete components[key];
-    }
-    if (Object.keys(components).length === 0) delete document.components;
-  }
-  const webhooks = document.webhooks as Record<string, unknown> | undefined;
-  if (webhooks && Object.keys(webhooks).length === 0) delete document.webhooks;
-  if (!document.paths) document.paths = {};
-  return document;
 }
 
 /**

@@ -1,12 +1,12 @@
-export {
-  buildDocument,
-  PROBLEM_DETAILS_COMPONENT,
-  VALIDATION_PROBLEM_COMPONENT,
-  type BuildOptions,
-  type DocumentInfo,
-  type HttpFacts,
-  type SchemaProblem,
-  type OperationDescription,
-  type SecurityRequirement,
-} from './document.js';
+export { buildDocument } from './document.js';
+export { schemeKey } from './security-schemes.js';
+export { PROBLEM_DETAILS_COMPONENT, VALIDATION_PROBLEM_COMPONENT } from './problem-components.js';
+export type {
+  BuildOptions,
+  DocumentInfo,
+  HttpFacts,
+  SchemaProblem,
+  OperationDescription,
+  SecurityRequirement,
+} from './description.js';
 export { docsRoutes, DEFAULT_ASSETS_PREFIX, type DocsOptions, type DocsRoute } from './docs.js';

@@ -404,7 +404,7 @@ describe('security', () => {
     expect(d.components.securitySchemes).toEqual({ bearerAuth: bearer, apiKeyAuth: apiKey });
   });
 
-  it('refuses one name for two different schemes', () => {
+  it('numbers a name two different schemes share, instead of failing the document', () => {
     const ops: OperationDescription[] = [
       {
         method: 'GET',
@@ -423,7 +423,14 @@ describe('security', () => {
         security: [{ name: 'key', scheme: { ...apiKey, name: 'X-Other' } }],
       },
     ];
-    expect(() => buildDocument({ title: 't', version: '1' }, ops, { http })).toThrow(/Security scheme "key"/);
+    const d = buildDocument({ title: 't', version: '1' }, ops, { http }) as any;
+    expect(d.components.securitySchemes).toEqual({ key: apiKey, key2: { ...apiKey, name: 'X-Other' } });
+    expect(d.paths['/b'].get.security).toEqual([{ key2: [] }]);
+    // An explicit name keeps its name whatever the order; the default moves aside.
+    ops[1]!.security = [{ name: 'key', scheme: { ...apiKey, name: 'X-Other' }, explicit: true }];
+    const e = buildDocument({ title: 't', version: '1' }, ops, { http }) as any;
+    expect(e.paths['/b'].get.security).toEqual([{ key: [] }]);
+    expect(e.paths['/a'].get.security).toEqual([{ key2: [] }]);
   });
 });
 

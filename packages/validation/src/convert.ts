@@ -159,7 +159,9 @@ export function converterFor(schema: z.ZodType): Converter {
  * What a string from the path, query, a header or a cookie must look like for this schema, for
  * messages such as `Expected an integer, got "abc"`; undefined for strings (anything goes).
  */
-export function expectation(schema: z.ZodType): string | undefined {
+export function expectation(schema: z.ZodType, depth = 0): string | undefined {
+  // A recursive schema (z.json(), z.lazy) builds new schemas as it is walked: stop after a few levels.
+  if (depth > 4) return undefined;
   const target = unwrap(schema);
   const def = defOf(target);
   switch (def.type) {
@@ -174,14 +176,14 @@ export function expectation(schema: z.ZodType): string | undefined {
     case 'null':
       return 'null';
     case 'array':
-      return def.element ? expectation(def.element) : undefined;
+      return def.element ? expectation(def.element, depth + 1) : undefined;
     case 'enum':
     case 'literal': {
       const values = (target as unknown as { _zod: { values?: Set<unknown> } })._zod.values;
       return values ? `${values.size === 1 ? '' : 'one of '}${[...values].map((v) => JSON.stringify(v)).join(', ')}` : undefined;
     }
     case 'union': {
-      const options = (def.options ?? []).map(expectation).filter((e): e is string => e !== undefined);
+      const options = (def.options ?? []).map((option) => expectation(option, depth + 1)).filter((e): e is string => e !== undefined);
       return options.length ? options.join(' or ') : undefined;
     }
     default:

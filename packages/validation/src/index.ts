@@ -9,20 +9,12 @@ export {
   type ParamLocation,
   type ExplicitLocation,
 } from './sources.js';
-export {
-  compileBinder,
-  describeParams,
-  queryValues,
-  type ParamSpec,
-  type ParamsShape,
-  type ValidationIssue,
-  type RawInput,
-  type BinderPlan,
-  type BindResult,
-  type Binder,
-  type ParamDescriptor,
-  type BodyDescriptor,
-} from './binder.js';
+export { compileBinder, type BindResult, type Binder } from './binder.js';
+export { describeParams, type ParamDescriptor, type BodyDescriptor } from './describe.js';
+export type { ParamSpec, ParamsShape, BinderPlan } from './plan.js';
+export type { ValidationIssue } from './issues.js';
+export type { RawInput } from './readers.js';
+export { queryValues } from './query-values.js';
 export { compiledParser, type SchemaParser } from './compiled.js';
 export { isArrayLikeSchema } from './convert.js';
 export { ValidationProblemSchema, validationProblem, type ValidationProblem } from './problem.js';

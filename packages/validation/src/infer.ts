@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ParamsShape } from './binder.js';
+import type { ParamsShape } from './plan.js';
 import type { ParamSource } from './sources.js';
 
 /** The names of the `{name}` segments of a route literal: `'/users/{id}'` → `'id'`. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ValidationIssue } from './binder.js';
+import type { ValidationIssue } from './issues.js';
 
 /** Zod schema of the 422 body: RFC 9457 problem details with one entry per validation issue. */
 export const ValidationProblemSchema = z.object({

@@ -1,5 +1,5 @@
 import type { Cluster, Worker } from 'node:cluster';
-import type { Runtime } from '../transport.js';
+import type { Runtime } from '../runtime-contract.js';
 import type { RunningServer } from './node.js';
 
 // From the built-in registry, not imported: see node.ts (bundlers hoist static imports of built-ins).

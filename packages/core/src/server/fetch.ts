@@ -1,8 +1,9 @@
-import { collectBody } from '../body.js';
+import { collectBody } from '../wire/collect-body.js';
 import type { RawHeaders } from '../headers.js';
 import { Request } from '../request.js';
-import type { Runtime } from '../transport.js';
-import { serialize, toWebStream } from './write.js';
+import type { Runtime } from '../runtime-contract.js';
+import { answer } from '../wire/answer.js';
+import { toWebStream } from '../wire/serialize.js';
 
 /** A Web `Request` seen as an fnapi request; its body is streamed in on first use. */
 class FetchRequest extends Request {
@@ -43,17 +44,9 @@ export async function handleFetch(app: Runtime, web: globalThis.Request): Promis
   });
   if (headers.host === undefined) headers.host = url.host;
   const request = new FetchRequest(web, url, headers, app.limits.bodyLimit);
-  const response = await app.handle(request);
-  const out = serialize(response, { debug: app.debug, logger: app.logger });
+  const out = await answer(app, request);
   const webHeaders = new Headers();
   for (let i = 0; i < out.headers.length; i += 2) webHeaders.append(String(out.headers[i]), String(out.headers[i + 1]));
-  let body: BodyInit | null = null;
-  if (web.method !== 'HEAD') {
-    if (out.stream !== undefined) {
-      body = toWebStream(out.stream);
-    } else if (out.body !== null) {
-      body = out.body as BodyInit;
-    }
-  }
+  const body: BodyInit | null = out.stream !== undefined ? toWebStream(out.stream) : (out.body as BodyInit | null);
   return new globalThis.Response(body, { status: out.status, headers: webHeaders });
 }

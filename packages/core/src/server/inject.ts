@@ -1,6 +1,7 @@
 import { Request } from '../request.js';
-import type { Runtime } from '../transport.js';
-import { serialize, toChunk } from './write.js';
+import type { Runtime } from '../runtime-contract.js';
+import { answer } from '../wire/answer.js';
+import { toChunk } from '../wire/serialize.js';
 
 export interface InjectOptions {
   method?: string;
@@ -43,8 +44,7 @@ export async function inject(app: Runtime, options: InjectOptions): Promise<Inje
     client: { address: '127.0.0.1' },
     bodyLimit: app.limits.bodyLimit,
   });
-  const response = await app.handle(request);
-  const out = serialize(response, { debug: app.debug, logger: app.logger });
+  const out = await answer(app, request);
   const responseHeaders: Record<string, string | string[]> = {};
   for (let i = 0; i < out.headers.length; i += 2) {
     const name = String(out.headers[i]);
@@ -54,14 +54,12 @@ export async function inject(app: Runtime, options: InjectOptions): Promise<Inje
     else responseHeaders[name] = Array.isArray(current) ? [...current, value] : [current, value];
   }
   let text = '';
-  if (method !== 'HEAD') {
-    if (out.stream !== undefined) {
-      const parts: Uint8Array[] = [];
-      for await (const chunk of out.stream as AsyncIterable<string | Uint8Array>) parts.push(toChunk(chunk));
-      text = Buffer.concat(parts).toString('utf8');
-    } else if (out.body !== null) {
-      text = typeof out.body === 'string' ? out.body : Buffer.from(out.body).toString('utf8');
-    }
+  if (out.stream !== undefined) {
+    const parts: Uint8Array[] = [];
+    for await (const chunk of out.stream as AsyncIterable<string | Uint8Array>) parts.push(toChunk(chunk));
+    text = Buffer.concat(parts).toString('utf8');
+  } else if (out.body !== null) {
+    text = typeof out.body === 'string' ? out.body : Buffer.from(out.body).toString('utf8');
   }
   return {
     status: out.status,

@@ -1,12 +1,13 @@
 import { once } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tooLarge } from '../body.js';
+import { tooLarge } from '../wire/collect-body.js';
 import { BadRequestError } from '../errors.js';
 import { PROBLEM_JSON, reasonOverride, reasonPhrase } from '../http.js';
 import { Request } from '../request.js';
-import type { Runtime } from '../transport.js';
-import { serialize, toChunk } from './write.js';
+import type { Runtime } from '../runtime-contract.js';
+import { startOrRefuse } from '../wire/answer.js';
+import { serialize, toChunk } from '../wire/serialize.js';
 import { listen } from './listen.js';
 
 // Taken from the built-in registry rather than imported: a bundler hoists a static import of a
@@ -137,8 +138,12 @@ function problem(status: number, detail: string): string {
   return JSON.stringify({ type: 'about:blank', title: reasonPhrase(status), status, detail });
 }
 
-/** Serves an app with node:http, with the documented timeouts, limits and graceful shutdown. */
-export async function runNodeServer(app: Runtime, options: RunOptions): Promise<RunningServer> {
+/**
+ * Serves an app with node:http, with the documented timeouts, limits and graceful shutdown. By
+ * default startup runs before listening and a failure rejects; with `startupPerRequest` (TestClient)
+ * the first requests run it instead and a failure answers 503, as on every other transport.
+ */
+export async function runNodeServer(app: Runtime, options: RunOptions, startupPerRequest = false): Promise<RunningServer> {
   const host = options.host ?? (process.env.HOST || '127.0.0.1');
   const port = options.port ?? portFromEnvironment();
   const handleSignals = options.handleSignals ?? true;
@@ -206,6 +211,12 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
     }
     inFlight++;
     const request = new NodeRequest(req, res, path, query, bodyLimit);
+    if (!app.ready) {
+      startOrRefuse(app)
+        .then((refused) => (refused === undefined ? app.handle(request) : refused))
+        .then((response) => write(res, request, response));
+      return;
+    }
     const out = app.serve(request);
     if (!(out instanceof Promise)) {
       write(res, request, out);
@@ -245,7 +256,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions): Promise<
   });
 
   app.emit('server_starting', {});
-  await app.startup();
+  if (!startupPerRequest) await app.startup();
   await listen(server, port, host);
   const address = server.address() as AddressInfo;
   const boundHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;

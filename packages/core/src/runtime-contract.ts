@@ -28,8 +28,13 @@ export interface Runtime {
   handle(request: Request): Promise<Response>;
   /** `handle` for servers that can write a synchronous answer at once (no promise when none is needed). */
   serve(request: Request): MaybePromise<Response>;
-  /** Runs the startup callbacks once; a transport awaits it before its first request. */
+  /**
+   * Runs the startup callbacks once; concurrent callers share the run. A failed run rejects and is
+   * tried again by the next call.
+   */
   startup(): Promise<void>;
+  /** Startup has completed (checked synchronously on every request, so a started app pays nothing). */
+  readonly ready: boolean;
   /** Runs the shutdown callbacks once. */
   shutdown(): Promise<void>;
   readonly logger: Logger;

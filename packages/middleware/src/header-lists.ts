@@ -21,8 +21,3 @@ export function splitList(value: string | null | undefined): string[] {
     .map((item) => item.trim())
     .filter((item) => item.length > 0);
 }
-
-/** Milliseconds, to three decimals. */
-export function roundMs(ms: number): number {
-  return Math.round(ms * 1000) / 1000;
-}

@@ -1,0 +1,54 @@
+import { problemDetails } from '../errors.js';
+import type { Request } from '../request.js';
+import { type BodyChunk, problemResponse, type Response } from '../response.js';
+import type { Runtime } from '../runtime-contract.js';
+import { type Serialized, serialize } from './serialize.js';
+
+const reported = new WeakSet<object>();
+
+/**
+ * Before a request is handled: runs the app's startup once (concurrent requests share it). Resolves
+ * to undefined once started, or to a 503 answer when startup failed; the next request tries again.
+ * Call it only when `runtime.ready` is false, so a started app pays nothing.
+ */
+export async function startOrRefuse(runtime: Runtime): Promise<Response | undefined> {
+  try {
+    await runtime.startup();
+    return undefined;
+  } catch (error) {
+    // Requests waiting on the same failed run share one log line.
+    if (typeof error !== 'object' || error === null || !reported.has(error)) {
+      if (typeof error === 'object' && error !== null) reported.add(error);
+      runtime.logger.error({ err: error }, 'startup failed; answering 503 until a later request starts the app');
+    }
+    return problemResponse(problemDetails(503, 'The service is starting and could not get ready; try again'), { 'retry-after': '1' });
+  }
+}
+
+/**
+ * One request answered: startup once, the app's handling, serialization, and the one decision that
+ * a HEAD answer carries no body (statuses without one are decided by `serialize`).
+ */
+export async function answer(runtime: Runtime, request: Request): Promise<Serialized> {
+  const refused = runtime.ready ? undefined : await startOrRefuse(runtime);
+  const response = refused ?? (await runtime.handle(request));
+  const out = serialize(response, { debug: runtime.debug, logger: runtime.logger });
+  return request.method === 'HEAD' ? withoutBody(out) : out;
+}
+
+/** The answer to a HEAD request: headers only; a stream is closed unread (a generator's `finally` runs). */
+export function withoutBody(out: Serialized): Serialized {
+  if (out.stream !== undefined) void closeStream(out.stream);
+  if (out.body === null && out.stream === undefined) return out;
+  return { status: out.status, headers: out.headers, body: null, stream: undefined };
+}
+
+/** Stops a body stream without reading it. */
+export async function closeStream(stream: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>): Promise<void> {
+  try {
+    if ('cancel' in stream && typeof stream.cancel === 'function') await stream.cancel();
+    else await (stream as AsyncIterable<BodyChunk>)[Symbol.asyncIterator]().return?.();
+  } catch {
+    // A producer that fails while stopping has nothing left to say to anyone.
+  }
+}

@@ -1,0 +1,8 @@
+// `@fnapi/core/transport`: what a transport or a serverless adapter needs to carry requests in and
+// answers out. Apps never import it; it is off the main entry.
+export type { Runtime, RuntimeLimits } from '../runtime-contract.js';
+export { serialize, toChunk, toWebStream, type Serialized, type SerializeContext } from './serialize.js';
+export { collectBody, tooLarge } from './collect-body.js';
+export { writeChunk, writeChunks, type ChunkSink } from './stream-writer.js';
+export { handleFetch } from '../server/fetch.js';
+export { answer, closeStream, startOrRefuse, withoutBody } from './answer.js';

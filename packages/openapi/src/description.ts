@@ -1,0 +1,97 @@
+import type { BinderPlan, z } from '@fnapi/validation';
+
+// What a document is built from: the operations, the API's info, and the server's HTTP facts.
+
+/** One security scheme an operation requires (the extension point used by `@fnapi/auth`). */
+export interface SecurityRequirement {
+  /** Key under `components.securitySchemes`, e.g. `bearerAuth`. */
+  name: string;
+  /** An OpenAPI Security Scheme Object, e.g. `{ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }`. */
+  scheme: Record<string, unknown>;
+  /** OAuth2/OpenID scopes or role names; `[]` when omitted. */
+  scopes?: string[];
+  /**
+   * The app chose `name` (an auth function's `schemeName`): the document keeps it. A default name
+   * whose definition differs from another scheme's under the same name is numbered instead
+   * (`apiKeyHeader2`), so the document never fails over a name.
+   */
+  explicit?: boolean;
+}
+
+/** Everything the document needs to know about one endpoint. */
+export interface OperationDescription {
+  /** Upper-case HTTP method: `GET`, `POST`, … */
+  method: string;
+  /** OpenAPI path template with any router prefix applied, e.g. `/users/{user_id}`. */
+  path: string;
+  operationId: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  deprecated?: boolean;
+  /** What the binder is compiled from; `describeParams(plan)` gives the parameters and the body. */
+  plan: BinderPlan;
+  /** Success response model. */
+  response?: z.ZodType;
+  /** Success status; 204 (and 205, 304, 1xx) is documented without content. */
+  statusCode: number;
+  /** Schemes required to call the operation; all of them apply together. */
+  security?: SecurityRequirement[];
+  /**
+   * Alternatives (any one is enough), each a list of schemes that apply together; documented as
+   * separate security requirements, each also carrying `security`.
+   */
+  securityAlternatives?: SecurityRequirement[][];
+  /** Extra problem statuses the operation can produce (401, 403, 413, 415, 504, …). */
+  errorStatuses?: number[];
+}
+
+export interface DocumentInfo {
+  title: string;
+  version: string;
+  description?: string;
+  /** `servers`: where the API is served, e.g. `[{ url: 'https://api.example.com', description: 'Production' }]`. */
+  servers?: { url: string; description?: string }[];
+  /** `info.contact`. */
+  contact?: { name?: string; url?: string; email?: string };
+  /** `info.license`: a name, and an SPDX `identifier` or a `url`. */
+  license?: { name: string; identifier?: string; url?: string };
+  /** `info.termsOfService`: a URL. */
+  termsOfService?: string;
+  /** Descriptions of the tags endpoints use (and their order in the pages). */
+  tags?: { name: string; description?: string }[];
+}
+
+/** A schema that could not be documented: it is shown as an open schema, and the rest is served. */
+export interface SchemaProblem {
+  method: string;
+  path: string;
+  operationId: string;
+  /** The parameter (`query page`, `body user`, `response`) whose schema failed. */
+  parameter: string;
+  error: unknown;
+}
+
+/**
+ * The HTTP facts the document states, owned by the server that sends the responses (`@fnapi/core`
+ * passes its own), so the document and the wire never disagree.
+ */
+export interface HttpFacts {
+  /** The reason phrase of a status (a response's description). */
+  reasonPhrase(status: number): string;
+  /** Whether a response of this status carries content (not 1xx, 204, 205, 304). */
+  statusHasBody(status: number): boolean;
+  /** Media type of success bodies (`application/json`). */
+  jsonMediaType: string;
+  /** Media type of error bodies (`application/problem+json`). */
+  problemMediaType: string;
+}
+
+export interface BuildOptions {
+  /** The server's HTTP facts. */
+  http: HttpFacts;
+  /** Replaces the documented 422 body schema; default `ValidationProblemSchema`. */
+  validationErrorSchema?: z.ZodType;
+  /** Told of every schema that could not be documented (the document is built all the same). */
+  onSchemaProblem?(problem: SchemaProblem): void;
+}

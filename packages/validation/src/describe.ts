@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { isOptional } from './convert.js';
+import { analyze, type BinderPlan } from './plan.js';
+
+export interface ParamDescriptor {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  /** The name on the wire: the header name (lower-case, hyphenated), query key, cookie name or path segment. */
+  wireName: string;
+  schema: z.ZodType;
+  required: boolean;
+}
+
+export type BodyDescriptor =
+  | { kind: 'none' }
+  | { kind: 'fields'; schema: z.ZodObject }
+  | { kind: 'whole'; name: string; schema: z.ZodType };
+
+/** The binding rules, described for documentation (OpenAPI): parameters by location and the request body. */
+export function describeParams(plan: BinderPlan): { params: ParamDescriptor[]; body: BodyDescriptor } {
+  const params: ParamDescriptor[] = [];
+  const bodyFields: Record<string, z.ZodType> = {};
+  let body: BodyDescriptor = { kind: 'none' };
+  for (const e of analyze(plan)) {
+    switch (e.kind) {
+      case 'scalar':
+        params.push({
+          name: e.name,
+          in: e.in,
+          wireName: e.wire,
+          schema: e.schema,
+          required: e.in === 'path' || !isOptional(e.schema),
+        });
+        break;
+      case 'queryModel':
+        for (const f of e.fields) {
+          params.push({ name: f.name, in: 'query', wireName: f.name, schema: f.schema, required: !e.optional && !isOptional(f.schema) });
+        }
+        break;
+      case 'bodyField':
+        bodyFields[e.name] = e.schema;
+        break;
+      case 'wholeBody':
+        body = { kind: 'whole', name: e.name, schema: e.schema };
+        break;
+    }
+  }
+  if (Object.keys(bodyFields).length > 0) body = { kind: 'fields', schema: z.object(bodyFields) };
+  return { params, body };
+}

@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import { converterFor, defOf, isArraySchema, isObjectSchema, isOptional, lenient, unwrap } from './convert.js';
+import { isParamSource, type ParamSource } from './sources.js';
+
+// Where each parameter of a route is read from, decided once from its plan (shared by the binder and
+// the documentation).
+
+/** A parameter's declaration: a zod schema, or a schema wrapped by `header()`, `cookie()`, `query()`, `body()`. */
+export type ParamSpec = z.ZodType | ParamSource;
+
+/** The `params` option of an endpoint. */
+export type ParamsShape = Record<string, ParamSpec>;
+
+export interface BinderPlan {
+  method: string;
+  /** Names of the `{name}` segments of the route. */
+  pathParams: readonly string[];
+  params?: ParamsShape;
+}
+
+export type Convert = (raw: string) => unknown;
+
+export interface QueryModelField {
+  name: string;
+  schema: z.ZodType;
+  array: boolean;
+  convert: Convert;
+}
+
+export type Entry =
+  | {
+      kind: 'scalar';
+      name: string;
+      in: 'path' | 'query' | 'header' | 'cookie';
+      wire: string;
+      schema: z.ZodType;
+      array: boolean;
+      convert: Convert;
+    }
+  | { kind: 'queryModel'; name: string; in: 'query'; wire: string; schema: z.ZodType; optional: boolean; fields: QueryModelField[] }
+  | { kind: 'bodyField'; name: string; in: 'body'; wire: string; schema: z.ZodType }
+  | { kind: 'wholeBody'; name: string; in: 'body'; wire: string; schema: z.ZodType };
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+export const PLAIN_STRING = z.string();
+/** Schema types a single path segment (one string) can never satisfy. */
+const NOT_FROM_A_SEGMENT: ReadonlySet<string> = new Set([
+  'object',
+  'array',
+  'tuple',
+  'record',
+  'map',
+  'set',
+  'file',
+  'promise',
+  'function',
+]);
+
+function objectShape(schema: z.ZodType): Record<string, z.ZodType> {
+  return defOf(unwrap(schema)).shape ?? {};
+}
+
+function scalarEntry(name: string, location: 'path' | 'query' | 'header' | 'cookie', wire: string, schema: z.ZodType): Entry {
+  // Path segments are single values: an array schema there simply gets the string (and zod rejects it).
+  const array = location !== 'path' && isArraySchema(schema);
+  const target = array ? (defOf(unwrap(schema)).element as z.ZodType) : schema;
+  return { kind: 'scalar', name, in: location, wire, schema, array, convert: lenient(converterFor(target)) };
+}
+
+function queryEntry(name: string, schema: z.ZodType): Entry {
+  if (!isObjectSchema(schema)) return scalarEntry(name, 'query', name, schema);
+  const fields: QueryModelField[] = Object.entries(objectShape(schema)).map(([field, fieldSchema]) => {
+    const array = isArraySchema(fieldSchema);
+    const target = array ? (defOf(unwrap(fieldSchema)).element as z.ZodType) : fieldSchema;
+    return { name: field, schema: fieldSchema, array, convert: lenient(converterFor(target)) };
+  });
+  return { kind: 'queryModel', name, in: 'query', wire: name, schema, optional: isOptional(schema), fields };
+}
+
+export function analyze(plan: BinderPlan): Entry[] {
+  const method = plan.method.toUpperCase();
+  const params = plan.params ?? {};
+  const pathNames = new Set(plan.pathParams);
+  const entries: Entry[] = [];
+
+  for (const name of plan.pathParams) {
+    const spec = Object.hasOwn(params, name) ? params[name] : undefined;
+    if (spec !== undefined && isParamSource(spec)) {
+      throw new TypeError(`Parameter "${name}" is a path parameter of the route; it cannot also be read from ${spec.in} with ${spec.in}()`);
+    }
+    const schema = (spec as z.ZodType | undefined) ?? PLAIN_STRING;
+    const type = defOf(unwrap(schema)).type;
+    if (NOT_FROM_A_SEGMENT.has(type)) {
+      throw new TypeError(
+        `Path parameter "${name}" has ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type} schema, which cannot be read from one path segment; ` +
+          'use a scalar schema (z.string(), z.int(), z.number(), z.boolean(), z.enum([...])) or move it to the query or body',
+      );
+    }
+    entries.push(scalarEntry(name, 'path', name, schema));
+  }
+
+  const implicit: [string, z.ZodType][] = [];
+  const explicitBody: [string, z.ZodType][] = [];
+  let wholeBody: [string, z.ZodType] | undefined;
+  for (const [name, spec] of Object.entries(params)) {
+    if (pathNames.has(name)) continue;
+    if (isParamSource(spec)) {
+      const schema = spec.schema;
+      switch (spec.in) {
+        case 'header':
+          entries.push(scalarEntry(name, 'header', name.replace(/_/g, '-').toLowerCase(), schema));
+          break;
+        case 'cookie':
+          entries.push(scalarEntry(name, 'cookie', name, schema));
+          break;
+        case 'query':
+          entries.push(queryEntry(name, schema));
+          break;
+        case 'body':
+          if (spec.whole) {
+            if (wholeBody) throw new TypeError(`Parameters "${wholeBody[0]}" and "${name}" cannot both receive the whole body`);
+            wholeBody = [name, schema];
+          } else explicitBody.push([name, schema]);
+          break;
+        default:
+          throw new TypeError(`Parameter "${name}" has an unknown source "${String((spec as ParamSource).in)}"`);
+      }
+      continue;
+    }
+    if (spec === null || typeof spec !== 'object' || !('_zod' in spec)) {
+      throw new TypeError(`Parameter "${name}" must be a zod schema or a header()/cookie()/query()/body() wrapper`);
+    }
+    implicit.push([name, spec]);
+  }
+
+  if (wholeBody) {
+    const others = [...explicitBody, ...(BODY_METHODS.has(method) ? implicit : [])].map(([n]) => `"${n}"`);
+    if (others.length > 0) {
+      throw new TypeError(
+        `Parameter "${wholeBody[0]}" receives the whole body (body(…, { whole: true })), so ${others.join(', ')} cannot also be read from it`,
+      );
+    }
+    entries.push({ kind: 'wholeBody', name: wholeBody[0], in: 'body', wire: wholeBody[0], schema: wholeBody[1] });
+    if (!BODY_METHODS.has(method)) for (const [name, schema] of implicit) entries.push(queryEntry(name, schema));
+    return entries;
+  }
+  if (BODY_METHODS.has(method)) {
+    if (implicit.length === 1 && explicitBody.length === 0 && isObjectSchema(implicit[0][1])) {
+      const [name, schema] = implicit[0];
+      entries.push({ kind: 'wholeBody', name, in: 'body', wire: name, schema });
+    } else {
+      for (const [name, schema] of implicit) entries.push({ kind: 'bodyField', name, in: 'body', wire: name, schema });
+    }
+  } else {
+    for (const [name, schema] of implicit) entries.push(queryEntry(name, schema));
+  }
+  for (const [name, schema] of explicitBody) entries.push({ kind: 'bodyField', name, in: 'body', wire: name, schema });
+  return entries;
+}

@@ -1,0 +1,106 @@
+import type { Entry } from './plan.js';
+import { allOf, lastOf } from './query-values.js';
+
+/** What the binder reads from a request. */
+export interface RawInput {
+  /** Path parameters, already percent-decoded. */
+  path: Record<string, string>;
+  /** Query values by name: a string, or an array when the key repeats (see `queryValues`). */
+  query: Readonly<Record<string, string | string[] | undefined>>;
+  /** Header lookup; `name` is lower-case. */
+  headers: { get(name: string): string | null | undefined };
+  /** Parsed cookies; called only when the route has a cookie parameter. */
+  cookies: () => Record<string, string | undefined>;
+  /** The parsed JSON body, or `undefined` when there is none. */
+  body: unknown;
+}
+
+// Each parameter's raw value read from the request parts (strings converted, not yet validated).
+
+export type Reader = (
+  raw: RawInput,
+  cookies: Record<string, string | undefined> | undefined,
+  body: Record<string, unknown> | undefined,
+) => unknown;
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * Zod reads object fields with plain property access, so a key named like an `Object.prototype` member
+ * (`toString`, `constructor`) would see the inherited value. Such inputs are built without a prototype;
+ * all others stay ordinary (faster) objects.
+ */
+export function objectFactory(keys: readonly string[]): () => Record<string, unknown> {
+  return keys.some((k) => k in Object.prototype) ? () => Object.create(null) as Record<string, unknown> : () => ({});
+}
+const COMMA = /\s*,\s*/;
+
+export function readerFor(e: Entry): Reader {
+  switch (e.kind) {
+    case 'scalar': {
+      const { wire, convert } = e;
+      switch (e.in) {
+        case 'path':
+          return (raw) => {
+            const v = raw.path[wire];
+            return v === undefined ? undefined : convert(v);
+          };
+        case 'query':
+          if (e.array) {
+            return (raw) => {
+              const all = raw.query[wire];
+              return all === undefined ? undefined : allOf(all).map(convert);
+            };
+          }
+          return (raw) => {
+            const v = lastOf(raw.query[wire]);
+            return v === undefined ? undefined : convert(v);
+          };
+        case 'header':
+          if (e.array) {
+            return (raw) => {
+              const v = raw.headers.get(wire);
+              if (v === null || v === undefined) return undefined;
+              const parts = v.trim() === '' ? [] : v.trim().split(COMMA);
+              return parts.map(convert);
+            };
+          }
+          return (raw) => {
+            const v = raw.headers.get(wire);
+            return v === null || v === undefined ? undefined : convert(v);
+          };
+        case 'cookie':
+          return (_raw, cookies) => {
+            const v = cookies![wire];
+            return v === undefined ? undefined : convert(v);
+          };
+      }
+      break;
+    }
+    case 'queryModel': {
+      const fields = e.fields;
+      const optional = e.optional;
+      const newObject = objectFactory(fields.map((f) => f.name));
+      return (raw) => {
+        const q = raw.query;
+        const out = newObject();
+        let present = false;
+        for (let i = 0; i < fields.length; i++) {
+          const f = fields[i];
+          const all = q[f.name];
+          if (all === undefined) continue;
+          present = true;
+          out[f.name] = f.array ? allOf(all).map(f.convert) : f.convert(lastOf(all)!);
+        }
+        return optional && !present ? undefined : out;
+      };
+    }
+    case 'bodyField': {
+      const name = e.name;
+      return (_raw, _cookies, body) => (body !== undefined && hasOwn.call(body, name) ? body[name] : undefined);
+    }
+    case 'wholeBody':
+      return (raw) => raw.body;
+  }
+  throw new TypeError('unreachable');
+}
