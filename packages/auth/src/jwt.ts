@@ -19,21 +19,21 @@ type KeyInput = string | KeyObject | CryptoKey;
 
 export interface JwtOptions extends SchemeNameOption {
   /** Shared secret for HS256/HS384/HS512. */
-  secret?: string;
+  secret?: string | undefined;
   /** Public key (PEM `PUBLIC KEY` or `CERTIFICATE`, a `KeyObject` or a `CryptoKey`) for RS*, PS*, ES*, EdDSA. */
-  key?: KeyInput;
+  key?: KeyInput | undefined;
   /** A JSON Web Key Set URL: keys fetched once per URL for the process, again for an unknown `kid` at most every 30 s. */
-  jwksUrl?: string | URL;
+  jwksUrl?: string | URL | undefined;
   /** The one algorithm accepted, e.g. `HS256` or `RS256`; whatever a token or a JWK says, no other is. */
   algorithm: string;
   /** Required `iss` claim (one of, when a list). */
-  issuer?: string | string[];
+  issuer?: string | string[] | undefined;
   /** Required `aud` claim (one of, when a list). */
-  audience?: string | string[];
+  audience?: string | string[] | undefined;
   /** Seconds of leeway for `exp` and `nbf`; default 0. */
-  clockTolerance?: number;
+  clockTolerance?: number | undefined;
   /** `realm` of the `WWW-Authenticate` challenge; default `api`. */
-  realm?: string;
+  realm?: string | undefined;
 }
 
 const HMAC = /^HS(256|384|512)$/;
@@ -154,9 +154,9 @@ export function jwtRequired(options: JwtOptions): AuthWrapper {
 
 export interface CreateTokenOptions {
   /** Shared secret for HS*. */
-  secret?: string;
+  secret?: string | undefined;
   /** Private key (PEM PKCS#8, `KeyObject` or `CryptoKey`) for RS*, PS*, ES*, EdDSA. */
-  key?: KeyInput;
+  key?: KeyInput | undefined;
   algorithm: string;
   /**
    * Seconds from now (a number) or a span such as `'2h'`, `'30 minutes'`; default 15 minutes.

@@ -48,9 +48,9 @@ export type CacheEntry = CachedResponse | VaryMarker;
 
 export interface MemoryCacheStoreOptions {
   /** Most entries kept; the least recently used goes first. Default 1000. */
-  maxEntries?: number;
+  maxEntries?: number | undefined;
   /** Clock in milliseconds; default `Date.now`. */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** An in-process LRU store with per-entry expiry. */
@@ -102,17 +102,17 @@ export class MemoryCacheStore<V = CacheEntry> implements CacheStore<V> {
 
 export interface CacheMiddlewareOptions {
   /** Seconds a response stays cached. Default 60. */
-  ttl?: number;
+  ttl?: number | undefined;
   /** Where responses are kept; default a `MemoryCacheStore` of 1000 entries. */
-  store?: CacheStore;
+  store?: CacheStore | undefined;
   /** Methods whose responses are cached. Default GET, HEAD. */
-  methods?: readonly string[];
+  methods?: readonly string[] | undefined;
   /** Largest body cached, in bytes; larger responses pass uncached. Default 1 MiB. */
-  maxBodySize?: number;
+  maxBodySize?: number | undefined;
   /** Clock in milliseconds, for `Age` and the default store's expiry; default `Date.now`. */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /** Where store failures are reported; default core's logger (stdout, `FNAPI_LOG_LEVEL`). */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 /** Headers never stored with a response: per-response, or set again on the way out. */

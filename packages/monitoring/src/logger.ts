@@ -26,7 +26,7 @@ export const REDACTED_PATHS = [
 
 export interface CreateLoggerOptions extends LoggerOptions {
   /** More paths to redact (pino's `redact` syntax), added to the credential fields. */
-  redactPaths?: string[];
+  redactPaths?: string[] | undefined;
 }
 
 /**
