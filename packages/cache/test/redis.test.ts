@@ -7,12 +7,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { API, Response } from '@fnapi/core';
+import { API } from '@fnapi/core';
 import { TestClient } from '@fnapi/core/testing';
 import { freePort, jsonLines, REDIS_URL, serviceAvailable } from '@fnapi/test-support';
 import { pino } from 'pino';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { variantsApp } from '../../middleware/test/variants.js';
 import { CacheMiddleware, RedisCacheStore } from '../src/index.js';
 
 const available = await serviceAvailable('Redis', REDIS_URL);
@@ -93,16 +94,8 @@ describe.skipIf(!available)('CacheMiddleware.invalidate(path) on Redis', () => {
     const store = new RedisCacheStore({ url: REDIS_URL, keyPrefix });
     await connected(store);
     const cache = new CacheMiddleware({ store, ttl: 30, logger: pino({ enabled: false }) });
-    const app = new API({ logger: false });
-    app.addMiddleware(cache);
-    let n = 0;
-    app.get(
-      '/items',
-      (_input, request) => new Response({ n: ++n, q: request.queryParams.toString() }, { headers: { vary: 'Accept-Language' } }),
-    );
-    app.get('/items/{id}', ({ id }) => ({ id, n: ++n }));
     // Glob characters in a path are matched literally: `/it*` must not reach `/items`.
-    app.get('/it*', () => ({ n: ++n }));
+    const app = variantsApp(cache, '/it*');
     const client = await TestClient.start(app);
     try {
       const variants: [string, Record<string, string>][] = [

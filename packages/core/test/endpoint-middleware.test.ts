@@ -5,22 +5,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { API, api, type CallNext, type Middleware, NotFoundError, type Request, Response, Router } from '../src/index.js';
 import { TestClient } from '../src/testing.js';
+import { recorder } from './helpers.js';
 
 let client: TestClient | undefined;
 afterEach(async () => {
   await client?.close();
   client = undefined;
 });
-
-function recorder(name: string, log: string[]): Middleware {
-  return async (request, callNext) => {
-    log.push(`${name}:in`);
-    const response = await callNext(request);
-    log.push(`${name}:out`);
-    response.headers.append('x-through', name);
-    return response;
-  };
-}
 
 describe('endpoint middleware', () => {
   it('runs after the app’s and the routers’ middleware, for that endpoint only', async () => {

@@ -2,6 +2,7 @@ import { API, Response, StreamingResponse } from '@fnapi/core';
 import { TestClient } from '@fnapi/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CacheMiddleware, MemoryCacheStore, type CacheEntry, type CacheStore } from '../src/index.js';
+import { variantsApp } from './variants.js';
 
 let client: TestClient | undefined;
 afterEach(async () => {
@@ -236,15 +237,7 @@ describe('CacheMiddleware', () => {
 
   it('invalidate(path) drops every variant of the path: query strings, methods, Vary values', async () => {
     const cache = new CacheMiddleware();
-    const app = new API({ logger: false });
-    app.addMiddleware(cache);
-    let n = 0;
-    app.get(
-      '/items',
-      (_input, request) => new Response({ n: ++n, q: request.queryParams.toString() }, { headers: { vary: 'Accept-Language' } }),
-    );
-    app.get('/items/{id}', ({ id }) => ({ id, n: ++n }));
-    app.get('/itemsx', () => ({ n: ++n }));
+    const app = variantsApp(cache, '/itemsx');
     client = await TestClient.start(app);
     const variants: [string, Record<string, string>][] = [
       ['/items', {}],
