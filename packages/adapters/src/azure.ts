@@ -1,8 +1,7 @@
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { Request } from '@fnapi/core';
 import { parseString as parseSetCookie } from 'set-cookie-parser';
 import { headerPairs, singleValueHeaders } from './platform-result.js';
-import { answer, collectBody, type Runtime, toChunk, toWebStream } from '@fnapi/core/transport';
+import { answer, requestFrom, type Runtime, toChunk, toWebStream } from '@fnapi/core/transport';
 
 // The shapes of `@azure/functions` v4 the adapter reads and writes (structural, so that the package
 // is not a dependency of apps that deploy elsewhere).
@@ -43,35 +42,21 @@ export interface AzurePlatform {
   context: unknown;
 }
 
-class AzureRequest extends Request {
-  constructor(
-    private readonly source: AzureHttpRequest,
-    url: URL,
-    bodyLimit: number,
-  ) {
-    const headers: Record<string, string> = {};
-    source.headers.forEach((value, name) => {
-      headers[name.toLowerCase()] = value;
-    });
-    headers.host ??= url.host;
-    super({
-      method: source.method,
-      // The host's `routePrefix` (`/api` by default) stays: the app's routes include it.
-      path: url.pathname,
-      query: url.search.length > 1 ? url.search.slice(1) : '',
-      headers,
-      protocol: url.protocol === 'https:' ? 'https' : 'http',
-      client: { address: headers['x-forwarded-for']?.split(',')[0]?.trim() || undefined },
-      bodyLimit,
-    });
-  }
-  protected override async readBody(limit: number): Promise<Uint8Array> {
-    if (this.source.body === null) return new Uint8Array(0);
-    return collectBody(this.source.body as AsyncIterable<Uint8Array>, limit);
-  }
-  override get hasBody(): boolean {
-    return this.source.body !== null;
-  }
+/** The parts of an Azure request; the host's `routePrefix` (`/api` by default) stays in the path. */
+function azureRequest(source: AzureHttpRequest, bodyLimit: number) {
+  const headers: Record<string, string> = {};
+  source.headers.forEach((value, name) => {
+    headers[name.toLowerCase()] = value;
+  });
+  return requestFrom({
+    method: source.method,
+    url: source.url,
+    headers,
+    body: source.body,
+    hasBody: source.body !== null,
+    client: { address: headers['x-forwarded-for']?.split(',')[0]?.trim() || undefined },
+    bodyLimit,
+  });
 }
 
 /**
@@ -88,8 +73,7 @@ export class AzureFunctionAdapter {
 
   /** The HTTP handler (bound: it can be passed on as it is). */
   handle = async (request: AzureHttpRequest, context?: unknown): Promise<AzureHttpResponseInit> => {
-    const url = new URL(request.url);
-    const fnapiRequest = new AzureRequest(request, url, this.app.limits.bodyLimit);
+    const fnapiRequest = azureRequest(request, this.app.limits.bodyLimit);
     fnapiRequest.state.platform = { name: 'azure', request, context } satisfies AzurePlatform;
     const out = await answer(this.app, fnapiRequest);
     const pairs = headerPairs(out);

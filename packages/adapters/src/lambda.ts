@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { type BodyChunk, Request, reasonPhrase } from '@fnapi/core';
+import { type BodyChunk, type Request, reasonPhrase } from '@fnapi/core';
 import {
   type BinaryOptions,
   type BufferedResult,
@@ -13,7 +13,7 @@ import {
   splitHeaders,
 } from './platform-result.js';
 import { decodeBody, encodeQuery, joinRawQuery, lowerCaseHeaders, protocolOf, stripPrefix, toWirePath } from './event-parts.js';
-import { answer, writeChunk, writeChunks, type Runtime, toChunk } from '@fnapi/core/transport';
+import { answer, type RequestParts, requestFrom, type Runtime, toChunk, writeChunk, writeChunks } from '@fnapi/core/transport';
 
 // The event and result shapes, as far as the adapter reads or writes them (the full ones are in
 // `@types/aws-lambda`, which users need not install).
@@ -124,9 +124,15 @@ interface AwsLambdaGlobal {
   HttpResponseStream: { from(stream: Writable, prelude: Record<string, unknown>): Writable };
 }
 
-/** One kind of event: how it becomes a request, and how a result is written back in its shape. */
-interface EventProcessor<E extends LambdaEvent, R extends LambdaResult> {
-  request(event: E, options: LambdaAdapterOptions, limit: number): Request;
+/** A request's parts as an event gives them (the body limit is the app's). */
+export type EventParts = Omit<RequestParts, 'bodyLimit'>;
+
+/**
+ * One kind of event: only what differs per kind, its parts and its result shape. The request is then
+ * built by core's one `requestFrom`, and the answer comes from core's one `answer`.
+ */
+export interface EventProcessor<E, R> {
+  parts(event: E, options: LambdaAdapterOptions): EventParts;
   result(event: E, result: BufferedResult, options: LambdaAdapterOptions, app: Runtime): R;
   /** The metadata prelude of a streamed answer. */
   prelude(status: number, headers: [string, string][]): Record<string, unknown>;
@@ -139,10 +145,10 @@ function stagePath(path: string, stage: string | undefined, options: LambdaAdapt
   return toWirePath(out);
 }
 
-const restProcessor: EventProcessor<APIGatewayProxyEvent, APIGatewayProxyResult> = {
-  request(event, options, limit) {
+export const restProcessor: EventProcessor<APIGatewayProxyEvent, APIGatewayProxyResult> = {
+  parts(event, options) {
     const headers = lowerCaseHeaders(event.headers, event.multiValueHeaders);
-    return new Request({
+    return {
       method: event.httpMethod,
       path: stagePath(event.path, event.requestContext?.stage, options),
       // API Gateway delivers decoded values; the multi-value map holds every repeated key.
@@ -151,8 +157,7 @@ const restProcessor: EventProcessor<APIGatewayProxyEvent, APIGatewayProxyResult>
       body: decodeBody(event.body, event.isBase64Encoded),
       client: { address: event.requestContext?.identity?.sourceIp ?? undefined },
       protocol: protocolOf(headers, 'https'),
-      bodyLimit: limit,
-    });
+    };
   },
   result(_event, result, options) {
     const { headers, multiValueHeaders: multi } = splitHeaders(result.headers);
@@ -165,12 +170,12 @@ const restProcessor: EventProcessor<APIGatewayProxyEvent, APIGatewayProxyResult>
 };
 
 const httpApiProcessor: EventProcessor<APIGatewayProxyEventV2, APIGatewayProxyResultV2> = {
-  request(event, options, limit) {
+  parts(event, options) {
     const headers = lowerCaseHeaders(event.headers);
     // v2 moves the Cookie header into `cookies`.
     if (event.cookies && event.cookies.length > 0) headers.cookie = event.cookies.join('; ');
     if (headers.host === undefined && event.requestContext.domainName) headers.host = event.requestContext.domainName;
-    return new Request({
+    return {
       method: event.requestContext.http.method,
       path: stagePath(event.rawPath, event.requestContext.stage, options),
       // `queryStringParameters` joins repeated keys with commas; the raw string keeps them apart.
@@ -179,8 +184,7 @@ const httpApiProcessor: EventProcessor<APIGatewayProxyEventV2, APIGatewayProxyRe
       body: decodeBody(event.body, event.isBase64Encoded),
       client: { address: event.requestContext.http.sourceIp },
       protocol: protocolOf(headers, 'https'),
-      bodyLimit: limit,
-    });
+    };
   },
   result(_event, result, options) {
     const out: APIGatewayProxyResultV2 = {
@@ -203,9 +207,9 @@ const httpApiProcessor: EventProcessor<APIGatewayProxyEventV2, APIGatewayProxyRe
 };
 
 const albProcessor: EventProcessor<ALBEvent, ALBResult> = {
-  request(event, options, limit) {
+  parts(event, options) {
     const headers = lowerCaseHeaders(event.headers, event.multiValueHeaders);
-    return new Request({
+    return {
       method: event.httpMethod,
       path: stagePath(event.path, undefined, options),
       // ALB passes the query on as sent: still percent-encoded, so it is joined, not encoded again.
@@ -214,8 +218,7 @@ const albProcessor: EventProcessor<ALBEvent, ALBResult> = {
       body: decodeBody(event.body, event.isBase64Encoded),
       client: { address: firstForwardedFor(headers['x-forwarded-for']) },
       protocol: protocolOf(headers, 'http'),
-      bodyLimit: limit,
-    });
+    };
   },
   result(event, result, options, app) {
     const base = {
@@ -328,7 +331,7 @@ export class LambdaAdapter {
   }
 
   private request(processor: EventProcessor<LambdaEvent, LambdaResult>, event: LambdaEvent, context: LambdaContext | undefined): Request {
-    const request = processor.request(event, this.options, this.app.limits.bodyLimit);
+    const request = requestFrom({ ...processor.parts(event, this.options), bodyLimit: this.app.limits.bodyLimit });
     request.state.platform = { name: 'lambda', event, context } satisfies LambdaPlatform;
     return request;
   }

@@ -1,7 +1,6 @@
-import { Request } from '@fnapi/core';
-import { type BinaryOptions, encodeBody, serveBuffered, splitHeaders } from './platform-result.js';
-import { decodeBody, encodeQuery, lowerCaseHeaders, protocolOf, toWirePath } from './event-parts.js';
-import { handleFetch, type Runtime } from '@fnapi/core/transport';
+import { handleFetch, requestFrom, type Runtime } from '@fnapi/core/transport';
+import { restProcessor } from './lambda.js';
+import { type BinaryOptions, serveBuffered } from './platform-result.js';
 
 /** A Netlify Functions v1 event (the Lambda-compatible shape). */
 export interface NetlifyEvent {
@@ -84,27 +83,17 @@ export class NetlifyAdapter {
     return handleFetch(this.app, request);
   }
 
+  // A v1 event is a REST event: its processor builds the parts and the result; only the path (the
+  // function's prefix), the raw query and the client address header differ.
   private async handleEvent(event: NetlifyEvent, context: unknown): Promise<NetlifyResult> {
-    const headers = lowerCaseHeaders(event.headers, event.multiValueHeaders);
+    const parts = restProcessor.parts({ ...event, path: functionPath(event.path, this.options) } as never, {});
     const rawQuery = event.rawQuery;
-    const request = new Request({
-      method: event.httpMethod,
-      path: toWirePath(functionPath(event.path, this.options)),
-      query:
-        rawQuery !== undefined
-          ? rawQuery.startsWith('?')
-            ? rawQuery.slice(1)
-            : rawQuery
-          : encodeQuery(event.multiValueQueryStringParameters ?? event.queryStringParameters),
-      headers,
-      body: decodeBody(event.body, event.isBase64Encoded),
-      client: { address: firstValue(headers['x-nf-client-connection-ip']) },
-      protocol: protocolOf(headers, 'https'),
-      bodyLimit: this.app.limits.bodyLimit,
-    });
+    if (rawQuery !== undefined) parts.query = rawQuery.startsWith('?') ? rawQuery.slice(1) : rawQuery;
+    parts.client = { address: firstValue(parts.headers['x-nf-client-connection-ip']) };
+    const request = requestFrom({ ...parts, bodyLimit: this.app.limits.bodyLimit });
     request.state.platform = { name: 'netlify', event, context } satisfies NetlifyPlatform;
     const result = await serveBuffered(this.app, request);
-    return { statusCode: result.status, ...splitHeaders(result.headers), ...encodeBody(result, this.options) };
+    return restProcessor.result(event as never, result, this.options, this.app) as NetlifyResult;
   }
 }
 

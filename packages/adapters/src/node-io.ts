@@ -1,5 +1,5 @@
-import { BadRequestError, type BodyChunk, PayloadTooLargeError, Request } from '@fnapi/core';
-import { answer, writeChunk, writeChunks, collectBody, type Runtime, toChunk } from '@fnapi/core/transport';
+import { BadRequestError, type BodyChunk } from '@fnapi/core';
+import { answer, collectBody, requestFrom, type Runtime, toChunk, tooLarge, writeChunk, writeChunks } from '@fnapi/core/transport';
 
 /**
  * A Node request as platforms hand it over: an `IncomingMessage`, or an Express request whose body
@@ -31,45 +31,38 @@ export interface PlatformNodeResponse {
 }
 
 /** An fnapi request over a Node request whose body may already have been consumed upstream. */
-class PlatformRequest extends Request {
-  constructor(
-    private readonly source: PlatformNodeRequest,
-    private readonly response: PlatformNodeResponse,
-    bodyLimit: number,
-  ) {
-    const url = source.originalUrl ?? source.url ?? '/';
-    const q = url.indexOf('?');
-    const encrypted = (source.socket as { encrypted?: boolean } | null | undefined)?.encrypted === true;
-    const forwarded = source.headers['x-forwarded-proto'];
-    const proto = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-    super({
-      method: source.method ?? 'GET',
-      path: q === -1 ? url : url.slice(0, q),
-      query: q === -1 ? '' : url.slice(q + 1),
-      headers: source.headers,
-      protocol: proto === 'https' || (proto === undefined && encrypted) ? 'https' : 'http',
-      client: { address: source.socket?.remoteAddress, port: source.socket?.remotePort },
-      bodyLimit,
-    });
-  }
+function platformRequest(source: PlatformNodeRequest, response: PlatformNodeResponse, bodyLimit: number) {
+  const url = source.originalUrl ?? source.url ?? '/';
+  const q = url.indexOf('?');
+  const encrypted = (source.socket as { encrypted?: boolean } | null | undefined)?.encrypted === true;
+  const forwarded = source.headers['x-forwarded-proto'];
+  const proto = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+  return requestFrom({
+    method: source.method ?? 'GET',
+    path: q === -1 ? url : url.slice(0, q),
+    query: q === -1 ? '' : url.slice(q + 1),
+    headers: source.headers as Record<string, string | string[]>,
+    protocol: proto === 'https' || (proto === undefined && encrypted) ? 'https' : 'http',
+    client: { address: source.socket?.remoteAddress, port: source.socket?.remotePort },
+    body: (limit) => readPlatformBody(source, limit),
+    onDisconnect: (abort) => {
+      response.once('close', () => {
+        if (!response.writableFinished) abort(new Error('client disconnected'));
+      });
+    },
+    bodyLimit,
+  });
+}
 
-  protected override async readBody(limit: number): Promise<Uint8Array> {
-    const source = this.source;
-    if (source.rawBody instanceof Uint8Array) return withinLimit(source.rawBody, limit);
-    // Nobody read the stream yet: read it here.
-    if (!source.readableEnded && !source.complete) return collectBody(source as AsyncIterable<Uint8Array>, limit);
-    return withinLimit(alreadyParsed(source), limit);
-  }
-
-  protected override watchDisconnect(): void {
-    this.response.once('close', () => {
-      if (!this.response.writableFinished) this.abort(new Error('client disconnected'));
-    });
-  }
+async function readPlatformBody(source: PlatformNodeRequest, limit: number): Promise<Uint8Array> {
+  if (source.rawBody instanceof Uint8Array) return withinLimit(source.rawBody, limit);
+  // Nobody read the stream yet: read it here.
+  if (!source.readableEnded && !source.complete) return collectBody(source as AsyncIterable<Uint8Array>, limit);
+  return withinLimit(alreadyParsed(source), limit);
 }
 
 function withinLimit(bytes: Uint8Array, limit: number): Uint8Array {
-  if (bytes.byteLength > limit) throw new PayloadTooLargeError(`Request body exceeds the limit of ${limit} bytes`);
+  if (bytes.byteLength > limit) throw tooLarge(limit);
   return bytes;
 }
 
@@ -91,7 +84,7 @@ function alreadyParsed(source: PlatformNodeRequest): Uint8Array {
 
 /** Serves a Node request/response pair through the app and writes the answer, streaming if it streams. */
 export async function serveNode(app: Runtime, req: PlatformNodeRequest, res: PlatformNodeResponse, platform: unknown): Promise<void> {
-  const request = new PlatformRequest(req, res, app.limits.bodyLimit);
+  const request = platformRequest(req, res, app.limits.bodyLimit);
   request.state.platform = platform;
   const out = await answer(app, request);
   if (res.headersSent) {

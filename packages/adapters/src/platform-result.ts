@@ -1,4 +1,4 @@
-import type { BodyChunk, Request } from '@fnapi/core';
+import { type BodyChunk, isTextContentType, type Request } from '@fnapi/core';
 import { answer, collectBody, type Runtime, type Serialized } from '@fnapi/core/transport';
 
 // A written answer turned into what a platform's result carries.
@@ -40,9 +40,6 @@ export function readAll(stream: AsyncIterable<BodyChunk> | ReadableStream<BodyCh
   return collectBody(stream as AsyncIterable<BodyChunk>, Number.POSITIVE_INFINITY);
 }
 
-const TEXT_TYPES =
-  /^(text\/|application\/(?:[\w.+-]*\+)?(?:json|xml)\b|application\/(?:javascript|ecmascript|x-www-form-urlencoded|graphql)\b|multipart\/form-data\b|image\/svg\+xml\b)/i;
-
 /**
  * Whether a body must travel base64-encoded: its type is not text, JSON, XML or form data, or it is
  * compressed (`Content-Encoding` other than identity).
@@ -53,7 +50,7 @@ export function isBinary(headers: readonly [string, string][]): boolean {
     if (name === 'content-encoding' && value.trim().toLowerCase() !== 'identity' && value.trim() !== '') return true;
     if (name === 'content-type') type = value;
   }
-  return type === undefined ? false : !TEXT_TYPES.test(type.trim());
+  return type === undefined ? false : !isTextContentType(type);
 }
 
 /** The body as a platform result's `body` and `isBase64Encoded`. */

@@ -48,3 +48,11 @@ export function isJsonContentType(contentType: string | null | undefined): boole
   if (contentType === JSON_TYPE) return true;
   return JSON_MEDIA_TYPE.test(contentType);
 }
+
+const TEXT_MEDIA_TYPES =
+  /^\s*(text\/|application\/(?:[\w.+-]*\+)?(?:json|xml)\b|application\/(?:javascript|ecmascript|x-www-form-urlencoded|graphql)\b|multipart\/form-data\b|image\/svg\+xml\b)/i;
+
+/** The one "is this content type text" rule: text, JSON, XML, JavaScript, form data, SVG. */
+export function isTextContentType(type: string): boolean {
+  return TEXT_MEDIA_TYPES.test(type);
+}

@@ -48,7 +48,17 @@ export {
 export { ResponseValidationError } from './invoke.js';
 export { defaultLogger, silentLogger, type Logger } from './logger.js';
 export { errorResponse, type ErrorResponseOptions } from './runtime.js';
-export { BYTES_TYPE, HTML_TYPE, JSON_TYPE, TEXT_TYPE, isJsonContentType, reasonPhrase, statusHasBody } from './http.js';
+export {
+  BYTES_TYPE,
+  HTML_TYPE,
+  JSON_TYPE,
+  TEXT_TYPE,
+  isJsonContentType,
+  isTextContentType,
+  reasonPhrase,
+  statusHasBody,
+} from './http.js';
+export { CREDENTIAL_FIELDS, CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMS } from './credentials.js';
 export type { RunOptions, RunningServer } from './server/node.js';
 export { PortUnavailableError } from './server/listen.js';
 export type { InjectOptions, InjectResponse } from './server/inject.js';

@@ -2,9 +2,10 @@ import { queryValues } from '@fnapi/validation';
 import { parse as parseCookie } from 'cookie';
 import { parse as parseQuery } from 'fast-querystring';
 import { decodeText, DEFAULT_BODY_LIMIT, parseJsonBody } from './body.js';
-import { tooLarge } from './wire/collect-body.js';
+import { collectBody, tooLarge } from './wire/collect-body.js';
 import { BadRequestError } from './errors.js';
 import { type RawHeaders, RequestHeaders } from './headers.js';
+import { REQUEST_INTERNALS } from './request-internals.js';
 import { defaultLogger, type Logger } from './logger.js';
 
 let fallbackLogger: Logger | undefined;
@@ -33,6 +34,14 @@ export interface RequestInit {
   client?: ClientInfo;
   protocol?: 'http' | 'https';
   bodyLimit?: number;
+  /** A body read on first use instead of `body`: a stream of chunks, or a reader given the limit. */
+  bodySource?: AsyncIterable<Uint8Array | string> | ((limit: number) => Promise<Uint8Array>);
+  /** Whether the request carries a body, when the headers cannot say (a platform's body object). */
+  hasBody?: boolean;
+  /** Called once, on first use of `request.signal`, with the function that aborts it (client gone). */
+  onDisconnect?: (abort: (reason: unknown) => void) => void;
+  /** Called when the body is refused before it was read, so the transport can close the connection. */
+  onBodyRefused?: () => void;
 }
 
 /**
@@ -51,13 +60,8 @@ export class Request {
 
   /** The query string as sent (percent-encoded), without the leading `?`. */
   readonly rawQuery: string;
-  /**
-   * Set by the runtime serving this request: how a thrown value becomes a response, so that
-   * `errorResponse` (and `ErrorHandlingMiddleware`) follow the app's error policy. Internal.
-   */
-  errorPolicy: unknown = undefined;
-  /** The thrown value already offered to plugins (so each error is reported once). Internal. */
-  reportedError: { error: unknown } | undefined = undefined;
+  /** Set by the runtime serving this request: its error policy (`errorResponse` follows it). */
+  [REQUEST_INTERNALS]: unknown = undefined;
   protected readonly protocol: 'http' | 'https';
   private _rawHeaders: RawHeaders | undefined;
   private _headers: RequestHeaders | undefined;
@@ -75,6 +79,8 @@ export class Request {
   private _abort: AbortController | undefined;
   private _abortReason: unknown = undefined;
   private _aborted = false;
+  /** The parts the request was built from (body source, disconnect hook), read only when used. */
+  private readonly _init: RequestInit;
 
   constructor(init: RequestInit) {
     const method = init.method;
@@ -86,6 +92,7 @@ export class Request {
     this._client = init.client;
     this.protocol = init.protocol ?? 'http';
     this.bodyLimit = init.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    this._init = init;
   }
 
   /** Case-insensitive request headers (built on first use: a route that reads none pays nothing). */
@@ -129,7 +136,7 @@ export class Request {
 
   /** The logger of the app serving this request (as Fastify's `request.log`). */
   get logger(): Logger {
-    return (this.errorPolicy as { logger?: Logger } | undefined)?.logger ?? (fallbackLogger ??= defaultLogger());
+    return (this[REQUEST_INTERNALS] as { logger?: Logger } | undefined)?.logger ?? (fallbackLogger ??= defaultLogger());
   }
 
   get state(): Record<string, unknown> {
@@ -193,6 +200,7 @@ export class Request {
 
   /** True when the request announces or may carry a body. */
   get hasBody(): boolean {
+    if (this._init.hasBody !== undefined) return this._init.hasBody;
     const length = this.headers.raw['content-length'];
     if (length !== undefined) return length !== '0';
     if (this.headers.raw['transfer-encoding'] !== undefined) return true;
@@ -216,6 +224,8 @@ export class Request {
 
   /** Reads the body from its source. Servers that stream bodies override this. */
   protected async readBody(limit: number): Promise<Uint8Array> {
+    const source = this._init.bodySource;
+    if (source !== undefined) return typeof source === 'function' ? source(limit) : collectBody(source, limit);
     const body = this._body;
     if (body == null) return EMPTY_BYTES;
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
@@ -224,10 +234,14 @@ export class Request {
   }
 
   /** Called when the body is refused before it was read, so a server can close the connection. */
-  protected onBodyRefused(): void {}
+  protected onBodyRefused(): void {
+    this._init.onBodyRefused?.();
+  }
 
   /** Lets a server abort `signal` when its connection closes; called once, on first use of `signal`. */
-  protected watchDisconnect(): void {}
+  protected watchDisconnect(): void {
+    this._init.onDisconnect?.((reason) => this.abort(reason));
+  }
 
   protected readClient(): ClientInfo {
     return {};

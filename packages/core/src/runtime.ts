@@ -1,10 +1,11 @@
 import { type ValidationIssue, validationProblem } from '@fnapi/validation';
-import { HTTPError, internalErrorProblem, type ProblemDetails, RequestValidationError } from './errors.js';
+import { HTTPError, internalErrorProblem, type ProblemDetails, problemDetails, RequestValidationError } from './errors.js';
 import { PROBLEM_JSON } from './http.js';
 import { defaultLogger, type Logger } from './logger.js';
 import { compose, type Middleware, type MaybePromise, type Step } from './pipeline.js';
 import type { PluginManager } from './plugins.js';
 import type { Request } from './request.js';
+import { REQUEST_INTERNALS } from './request-internals.js';
 import { problemResponse, Response } from './response.js';
 import type { RouteTable } from './route-table.js';
 
@@ -38,10 +39,12 @@ export interface ErrorResponseOptions {
 }
 
 let fallbackPolicy: ErrorPolicy | undefined;
+/** The thrown value already offered to plugins, per request (each error is reported once). */
+const reported = new WeakMap<Request, unknown>();
 
 function policyOf(request: Request): ErrorPolicy {
   return (
-    (request.errorPolicy as ErrorPolicy | undefined) ??
+    (request[REQUEST_INTERNALS] as ErrorPolicy | undefined) ??
     (fallbackPolicy ??= { plugins: undefined, logger: defaultLogger(), debug: false, validationError: undefined })
   );
 }
@@ -52,8 +55,8 @@ function policyOf(request: Request): ErrorPolicy {
  */
 function report(error: unknown, request: Request, policy: ErrorPolicy): Promise<Response | undefined> | undefined {
   const plugins = policy.plugins;
-  if (plugins === undefined || request.reportedError?.error === error) return undefined;
-  request.reportedError = { error };
+  if (plugins === undefined || (reported.has(request) && reported.get(request) === error)) return undefined;
+  reported.set(request, error);
   if (plugins.listens('error_occurred')) plugins.emit('error_occurred', { error, request });
   return plugins.hasErrorHooks ? plugins.onError(error, request) : undefined;
 }
@@ -162,7 +165,7 @@ export class AppRuntime {
 
   /** Serves one request; synchronous when nothing on its path is asynchronous. Never throws. */
   serve(request: Request): MaybePromise<Response> {
-    request.errorPolicy = this.policy;
+    request[REQUEST_INTERNALS] = this.policy;
     if (this.plugins.hasRequestHooks) return this.serveWithHooks(request);
     let out: MaybePromise<Response>;
     try {
@@ -178,7 +181,7 @@ export class AppRuntime {
     const started = performance.now();
     if (plugins.listens('request_received')) plugins.emit('request_received', { request });
     const current = await plugins.preRequest(request);
-    current.errorPolicy = this.policy;
+    current[REQUEST_INTERNALS] = this.policy;
     let response: Response;
     try {
       response = await this.chain(current);
@@ -214,11 +217,6 @@ export class AppRuntime {
         return new Response(undefined, { statusCode: 308, headers: { location } });
       }
     }
-    return problemResponse({
-      type: 'about:blank',
-      title: 'Not Found',
-      status: 404,
-      detail: `No endpoint for ${request.method} ${request.path}`,
-    });
+    return problemResponse(problemDetails(404, `No endpoint for ${request.method} ${request.path}`));
   }
 }

@@ -1,27 +1,17 @@
+import { CREDENTIAL_FIELDS, CREDENTIAL_HEADERS } from '@fnapi/core';
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 
-/** Credential fields redacted by default, wherever a log line carries request headers or bodies. */
-export const REDACTED_PATHS = [
-  'authorization',
-  'cookie',
-  'password',
-  'token',
-  'secret',
-  'apiKey',
-  'api_key',
-  '*.authorization',
-  '*.cookie',
-  '*.password',
-  '*.token',
-  '*.secret',
-  '*.apiKey',
-  '*.api_key',
-  '*["x-api-key"]',
-  '*["set-cookie"]',
-  '*.headers.authorization',
-  '*.headers.cookie',
-  '*.headers["x-api-key"]',
-  '*.headers["set-cookie"]',
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+const key = (name: string) => (IDENTIFIER.test(name) ? `.${name}` : `["${name}"]`);
+
+/**
+ * Credential fields redacted by default, wherever a log line carries request headers or bodies: core's
+ * one list of credential headers and fields, top level, one object deep and under `headers`.
+ */
+export const REDACTED_PATHS: string[] = [
+  ...[...CREDENTIAL_HEADERS, ...CREDENTIAL_FIELDS].filter((name) => IDENTIFIER.test(name)),
+  ...[...CREDENTIAL_HEADERS, ...CREDENTIAL_FIELDS].map((name) => `*${key(name)}`),
+  ...CREDENTIAL_HEADERS.map((name) => `*.headers${key(name)}`),
 ];
 
 export interface CreateLoggerOptions extends LoggerOptions {

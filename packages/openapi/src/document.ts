@@ -6,10 +6,17 @@ import {
   type RouteConfig,
   type ResponseConfig,
 } from '@asteasolutions/zod-to-openapi';
-import { describeParams, ValidationProblemSchema, z, type BodyDescriptor, type ParamDescriptor } from '@fnapi/validation';
+import {
+  describeParams,
+  ProblemDetailsSchema,
+  ValidationProblemSchema,
+  z,
+  type BodyDescriptor,
+  type ParamDescriptor,
+} from '@fnapi/validation';
 import type { BuildOptions, DocumentInfo, OperationDescription } from './description.js';
 import { fixParameters, pascalCase, sortByStatus, templateParams, tidy } from './document-shape.js';
-import { PROBLEM_DETAILS_COMPONENT, ProblemDetailsSchema, VALIDATION_PROBLEM_COMPONENT } from './problem-components.js';
+import { PROBLEM_DETAILS_COMPONENT, VALIDATION_PROBLEM_COMPONENT } from './problem-components.js';
 import { fallbackJsonSchema, isOptionalSchema, isUnknownTypeError, type SchemaObject } from './schema-fallback.js';
 import { SecuritySchemes } from './security-schemes.js';
 

@@ -1,4 +1,12 @@
-import type { API, PluginMetadata, Request, Response } from '@fnapi/core';
+import {
+  type API,
+  CREDENTIAL_HEADERS,
+  CREDENTIAL_QUERY_PARAMS,
+  isTextContentType,
+  type PluginMetadata,
+  type Request,
+  type Response,
+} from '@fnapi/core';
 import { pino, type DestinationStream, type Level, type Logger } from 'pino';
 import { Plugin } from './plugin.js';
 
@@ -36,9 +44,6 @@ export interface LoggingPluginOptions {
 
 export const DEFAULT_TEXT_FORMAT = '{time} {level} {method} {path} {status} {duration}ms';
 const REDACTED = '[REDACTED]';
-const ALWAYS_REDACTED = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'];
-/** Query parameters that carry credentials by common convention (API keys, OAuth tokens, signatures). */
-const ALWAYS_REDACTED_QUERY = ['api_key', 'apikey', 'api-key', 'key', 'access_token', 'token', 'password', 'secret', 'signature', 'sig'];
 
 const LEVELS: Record<string, Level> = {
   TRACE: 'trace',
@@ -53,8 +58,6 @@ const LEVELS: Record<string, Level> = {
 
 /** Python logging attribute names a template may use, mapped to this plugin's fields. */
 const ALIASES: Record<string, string> = { asctime: 'time', levelname: 'level', message: 'msg', name: 'name' };
-
-const TEXTUAL = /^(?:text\/|application\/(?:[\w.+-]*\+)?(?:json|xml|javascript|x-www-form-urlencoded))/i;
 
 /**
  * Logs every request and response through pino, to stdout and/or a file: a `request` line when a
@@ -83,8 +86,8 @@ export class LoggingPlugin extends Plugin {
     this.level = level;
     const format = options.logFormat ?? 'json';
     this.format = format.toLowerCase() === 'json' ? 'json' : { template: format.toLowerCase() === 'text' ? DEFAULT_TEXT_FORMAT : format };
-    this.redacted = new Set([...ALWAYS_REDACTED, ...(options.redactHeaders ?? []).map((h) => h.toLowerCase())]);
-    this.redactedQuery = new Set([...ALWAYS_REDACTED_QUERY, ...(options.redactQueryParams ?? []).map((q) => q.toLowerCase())]);
+    this.redacted = new Set([...CREDENTIAL_HEADERS, ...(options.redactHeaders ?? []).map((h) => h.toLowerCase())]);
+    this.redactedQuery = new Set([...CREDENTIAL_QUERY_PARAMS, ...(options.redactQueryParams ?? []).map((q) => q.toLowerCase())]);
     this.maxBodyLength = options.maxBodyLength ?? 10_000;
 
     this.destinations = [];
@@ -211,7 +214,7 @@ export class LoggingPlugin extends Plugin {
     if (rendered === null) return undefined;
     if (typeof rendered === 'string') return this.cut(rendered);
     const type = response.headers.get('content-type') ?? response.contentType() ?? '';
-    if (TEXTUAL.test(type)) return this.cut(Buffer.from(rendered).toString('utf8'));
+    if (isTextContentType(type)) return this.cut(Buffer.from(rendered).toString('utf8'));
     return `[${rendered.byteLength} bytes]`;
   }
 

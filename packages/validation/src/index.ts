@@ -17,5 +17,5 @@ export type { RawInput } from './readers.js';
 export { queryValues } from './query-values.js';
 export { compiledParser, type SchemaParser } from './compiled.js';
 export { isArrayLikeSchema } from './convert.js';
-export { ValidationProblemSchema, validationProblem, type ValidationProblem } from './problem.js';
+export { ProblemDetailsSchema, ValidationProblemSchema, validationProblem, type ValidationProblem } from './problem.js';
 export type { PathParamNames, InferInput } from './infer.js';

@@ -1,6 +1,6 @@
-import { Request } from '../request.js';
 import type { Runtime } from '../runtime-contract.js';
 import { answer } from '../wire/answer.js';
+import { requestFrom } from '../wire/request-from.js';
 import { toChunk } from '../wire/serialize.js';
 
 export interface InjectOptions {
@@ -35,7 +35,7 @@ export async function inject(app: Runtime, options: InjectOptions): Promise<Inje
     headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
   }
   headers.host ??= 'localhost';
-  const request = new Request({
+  const request = requestFrom({
     method,
     path: q === -1 ? url : url.slice(0, q),
     query: q === -1 ? '' : url.slice(q + 1),

@@ -2,12 +2,13 @@ import { once } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tooLarge } from '../wire/collect-body.js';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError, problemDetails } from '../errors.js';
 import { PROBLEM_JSON, reasonOverride, reasonPhrase } from '../http.js';
 import { Request } from '../request.js';
 import type { Runtime } from '../runtime-contract.js';
 import { startOrRefuse } from '../wire/answer.js';
-import { serialize, toChunk } from '../wire/serialize.js';
+import { serialize } from '../wire/serialize.js';
+import { writeChunks } from '../wire/stream-writer.js';
 import { listen } from './listen.js';
 
 // Taken from the built-in registry rather than imported: a bundler hoists a static import of a
@@ -135,7 +136,7 @@ function portFromEnvironment(): number {
 }
 
 function problem(status: number, detail: string): string {
-  return JSON.stringify({ type: 'about:blank', title: reasonPhrase(status), status, detail });
+  return JSON.stringify(problemDetails(status, detail));
 }
 
 /**
@@ -174,18 +175,24 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       return;
     }
     if (out.stream !== undefined && request.method !== 'HEAD') {
-      pipeStream(res, out.stream as AsyncIterable<string | Uint8Array>).then(finished, (error: unknown) => {
-        app.logger.error({ err: error }, 'response stream failed');
-        res.destroy();
-        finished();
-      });
+      writeChunks(res, out.stream).then(
+        () => {
+          if (!res.destroyed) res.end();
+          finished();
+        },
+        (error: unknown) => {
+          app.logger.error({ err: error }, 'response stream failed');
+          res.destroy();
+          finished();
+        },
+      );
       return;
     }
     res.end(request.method === 'HEAD' ? undefined : (out.body ?? undefined));
     finished();
   };
 
-  const listener = (req: IncomingMessage, res: ServerResponse) => {
+  const listener = (req: IncomingMessage, res: ServerResponse, bodyRefused?: boolean) => {
     if (draining) {
       res.writeHead(503, reasonPhrase(503), ['content-type', PROBLEM_JSON, 'connection', 'close', 'retry-after', '1']);
       res.end(UNAVAILABLE_BODY);
@@ -211,6 +218,8 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     }
     inFlight++;
     const request = new NodeRequest(req, res, path, query, bodyLimit);
+    // The connection cannot be reused: the body was announced but never asked for.
+    if (bodyRefused) request.bodyRefused = true;
     if (!app.ready) {
       startOrRefuse(app)
         .then((refused) => (refused === undefined ? app.handle(request) : refused))
@@ -235,20 +244,12 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     listener,
   );
   server.keepAliveTimeout = limits.keepAliveTimeout;
-  // `Expect: 100-continue` with a declared body over the limit is refused before the client sends it.
+  // `Expect: 100-continue` with a declared body over the limit: the client is never asked for the body.
+  // The app still answers (plugins, middleware, guards: CORS headers, metrics, logs, 401 first); an
+  // endpoint that reads the body gets 413 without reading (`Request` refuses the declared length).
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    const declared = Number(req.headers['content-length']);
-    if (declared > bodyLimit) {
-      const body = problem(413, tooLarge(bodyLimit).message);
-      res.writeHead(413, reasonPhrase(413), [
-        'content-type',
-        PROBLEM_JSON,
-        'content-length',
-        Buffer.byteLength(body),
-        'connection',
-        'close',
-      ]);
-      res.end(body);
+    if (Number(req.headers['content-length']) > bodyLimit) {
+      listener(req, res, true);
       return;
     }
     res.writeContinue();
@@ -305,12 +306,4 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
   }
 
   return { url, port: address.port, host, server, close: () => shutdown(false) };
-}
-
-async function pipeStream(res: ServerResponse, source: AsyncIterable<string | Uint8Array>): Promise<void> {
-  for await (const chunk of source) {
-    if (res.destroyed) return;
-    if (!res.write(toChunk(chunk))) await Promise.race([once(res, 'drain'), once(res, 'close')]);
-  }
-  res.end();
 }

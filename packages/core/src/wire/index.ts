@@ -6,3 +6,4 @@ export { collectBody, tooLarge } from './collect-body.js';
 export { writeChunk, writeChunks, type ChunkSink } from './stream-writer.js';
 export { handleFetch } from '../server/fetch.js';
 export { answer, closeStream, startOrRefuse, withoutBody } from './answer.js';
+export { requestFrom, type RequestParts } from './request-from.js';

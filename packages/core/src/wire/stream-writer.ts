@@ -9,11 +9,36 @@ export interface ChunkSink {
   write(chunk: Uint8Array): boolean;
 }
 
-/** Writes a streamed body, waiting whenever the destination asks to; stops if it closes. */
-export async function writeChunks(stream: ChunkSink, source: AsyncIterable<BodyChunk>): Promise<void> {
-  for await (const chunk of source) {
-    if (stream.destroyed) break;
-    await writeChunk(stream, toChunk(chunk));
+/**
+ * The one stream writer: writes each chunk as it arrives, waits for `drain` when the destination is
+ * full (the producer pauses), and when the destination closes (client gone) stops at once and calls
+ * the iterator's `return()`, so a generator's `finally` runs.
+ */
+export async function writeChunks(stream: ChunkSink, source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>): Promise<void> {
+  const iterator = (source as AsyncIterable<BodyChunk>)[Symbol.asyncIterator]();
+  const emitter = stream as unknown as EventEmitter;
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    void Promise.resolve(iterator.return?.()).catch(() => {});
+  };
+  emitter.once?.('close', stop);
+  try {
+    while (!stopped) {
+      const next = await iterator.next();
+      if (next.done || stopped) break;
+      if (stream.destroyed) {
+        stop();
+        break;
+      }
+      await writeChunk(stream, toChunk(next.value));
+    }
+  } catch (error) {
+    stopped = true;
+    throw error;
+  } finally {
+    emitter.off?.('close', stop);
   }
 }
 
