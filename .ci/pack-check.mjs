@@ -1,8 +1,12 @@
 // The packed-install check: builds the workspace, packs every published package (`prepack` builds
 // each again, as a publish would),
-// then installs the tarballs into fresh npm projects — as a user who has none of this workspace
-// would — and in each runs a smoke script and `tsc --noEmit` on a typed snippet. For core alone it
-// also measures the install on disk (at most 20 MB) and serves /docs and /redoc from it.
+// checks each tarball carries its LICENSE and `license` field, then installs the tarballs into fresh npm
+// projects — as a user who has none of this workspace would — and in each runs a smoke script and
+// type-checks a typed snippet under the strictest consumer settings (`strict`,
+// `exactOptionalPropertyTypes`, `noUncheckedIndexedAccess`, `skipLibCheck: false`, no DOM lib,
+// `@types/node@20`) with both the workspace's TypeScript and the latest one from the registry. For core
+// it also measures the install on disk (at most 20 MB) and serves /docs and /redoc from it; for
+// `@fnapi/all` it reports the install (packages, MB) and the import time.
 //
 //   node .ci/pack-check.mjs [combination …]
 import { spawnSync } from 'node:child_process';
@@ -77,7 +81,8 @@ const COMBINATIONS = {
       await store.close();`,
     typed: `
       import { RedisCacheStore, type CacheStore } from '@fnapi/cache';
-      const store: CacheStore = new RedisCacheStore({ keyPrefix: 'x:' });
+      // Optional options take undefined, as under exactOptionalPropertyTypes an env variable is.
+      const store: CacheStore = new RedisCacheStore({ url: process.env.REDIS_URL, keyPrefix: 'x:', timeout: 0.1 });
       void store;`,
   },
   monitoring: {
@@ -149,9 +154,15 @@ const COMBINATIONS = {
       if (res.json().sub !== 'ada') throw new Error(res.body);
       for (const c of [z, ConnectionPool, RedisCacheStore, MetricsMiddleware, LoggingPlugin]) if (typeof c === 'undefined') throw new Error('missing export');`,
     typed: `
-      import { API, z, jwtRequired, type Request } from '@fnapi/all';
+      import { API, z, jwtRequired, createToken, batchProcess, CacheMiddleware, RedisCacheStore, type Request } from '@fnapi/all';
       const app = new API();
-      app.get('/me', { params: { q: z.string().optional() } }, jwtRequired({ secret: 's'.repeat(32), algorithm: 'HS256' })((input: { q?: string }, request: Request) => ({ q: input.q, sub: request.auth?.subject })));`,
+      app.get('/me', { params: { q: z.string().optional() } }, jwtRequired({ secret: 's'.repeat(32), algorithm: 'HS256' })((input: { q?: string | undefined }, request: Request) => ({ q: input.q, sub: request.auth?.subject })));
+      const cache = new CacheMiddleware({ store: new RedisCacheStore({ url: process.env.REDIS_URL }) });
+      app.get('/books', { middleware: [cache] }, () => [{ id: 1 }]);
+      const load = batchProcess({ cacheKey: (k: { id: number }) => k.id }, async (keys: { id: number }[]) => keys.map((k) => k.id));
+      void load({ id: 1 });
+      void createToken({ sub: 'ada' }, { secret: 's'.repeat(32), algorithm: 'HS256', expiresIn: null });
+      void cache.invalidate('/books');`,
   },
 };
 
@@ -161,6 +172,28 @@ function run(command, args, options = {}) {
     throw new Error(`${command} ${args.join(' ')} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
   }
   return result.stdout;
+}
+
+function readVersion(pkgDir) {
+  return JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')).version;
+}
+
+/** Packages in a node_modules tree (scoped ones counted one by one, nested trees included). */
+function installedPackages(dir) {
+  let count = 0;
+  for (const name of readdirSync(dir)) {
+    if (name.startsWith('.')) continue;
+    const path = join(dir, name);
+    if (name.startsWith('@')) {
+      for (const scoped of readdirSync(path)) count += 1 + nested(join(path, scoped));
+    } else count += 1 + nested(path);
+  }
+  return count;
+}
+
+function nested(pkgDir) {
+  const inner = join(pkgDir, 'node_modules');
+  return statSync(inner, { throwIfNoEntry: false })?.isDirectory() ? installedPackages(inner) : 0;
 }
 
 function diskUsage(dir) {
@@ -190,15 +223,43 @@ const published = readdirSync(join(root, 'packages'))
 run('pnpm', ['-r', '--filter', './packages/*', 'build'], { cwd: root });
 console.log(`packing ${published.length} packages…`);
 const tarballOf = {};
+const failures = [];
 for (const { dir, manifest } of published) {
   const out = run('pnpm', ['pack', '--pack-destination', tarballs], { cwd: dir });
   const file = out.trim().split('\n').pop().trim();
   tarballOf[manifest.name] = file.startsWith('/') ? file : join(tarballs, file);
 }
+// Every tarball carries the LICENSE file and says its license.
+for (const [name, file] of Object.entries(tarballOf)) {
+  const listing = run('tar', ['-tzf', file]).split('\n');
+  if (!listing.includes('package/LICENSE')) failures.push(`${name}: no LICENSE in the tarball`);
+  const manifest = JSON.parse(run('tar', ['-xzOf', file, 'package/package.json']));
+  if (manifest.license !== 'MIT') failures.push(`${name}: license field is ${JSON.stringify(manifest.license)}, not "MIT"`);
+}
+if (failures.length === 0) console.log(`ok   every tarball has LICENSE and "license": "MIT"`);
+
+// The consumer's TypeScript: the workspace's, and the latest from the registry (TypeScript 7 and later
+// may ship a native binary under another name: the package's own \`bin\` says which).
+const compilers = [
+  {
+    label: `typescript ${readVersion(join(root, 'node_modules', 'typescript'))}`,
+    command: [process.execPath, join(root, 'node_modules', 'typescript', 'bin', 'tsc')],
+  },
+];
+{
+  const latestDir = join(work, 'typescript-latest');
+  mkdirSync(latestDir);
+  writeFileSync(join(latestDir, 'package.json'), JSON.stringify({ name: 'typescript-latest', private: true }));
+  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', 'typescript@latest'], { cwd: latestDir });
+  const pkgDir = join(latestDir, 'node_modules', 'typescript');
+  const bin = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')).bin;
+  const binName = typeof bin === 'string' ? 'tsc' : (['tsc', 'tsgo'].find((n) => bin?.[n]) ?? Object.keys(bin ?? {})[0]);
+  if (!binName) throw new Error('typescript@latest declares no binary');
+  compilers.push({ label: `typescript@latest ${readVersion(pkgDir)}`, command: [join(latestDir, 'node_modules', '.bin', binName)] });
+}
+
 const overrides = Object.fromEntries(Object.entries(tarballOf).map(([name, file]) => [name, `file:${file}`]));
-const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(COMBINATIONS);
-const failures = [];
 
 for (const name of wanted) {
   const combo = COMBINATIONS[name];
@@ -233,18 +294,45 @@ for (const name of wanted) {
           module: 'NodeNext',
           moduleResolution: 'NodeNext',
           strict: true,
+          exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true,
           noEmit: true,
           skipLibCheck: false,
           types: ['node'],
           typeRoots: [join(typesDir, 'node_modules', '@types')],
-          lib: ['ES2023', 'DOM', 'ESNext.Disposable'],
+          // No DOM: a declaration naming a browser-only type (CryptoKey …) must fail here.
+          lib: ['ES2023', 'ESNext.Disposable'],
         },
         files: ['typed.ts'],
       }),
     );
-    run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: dir });
+    for (const compiler of compilers) {
+      const [command, ...args] = compiler.command;
+      try {
+        run(command, [...args, '-p', 'tsconfig.json'], { cwd: dir });
+      } catch (error) {
+        throw new Error(`${compiler.label}: ${error.message}`);
+      }
+    }
     const mb = (size / 1024 / 1024).toFixed(1);
-    let note = `${mb} MB installed`;
+    let note = `${mb} MB installed, typed snippet clean under ${compilers.map((c) => c.label).join(' and ')}`;
+    if (name === 'all') {
+      const count = installedPackages(join(dir, 'node_modules'));
+      const times = [];
+      for (let i = 0; i < 5; i++) {
+        const out = run(
+          process.execPath,
+          ['--input-type=module', '-e', "const t = performance.now(); await import('@fnapi/all'); console.log(performance.now() - t)"],
+          { cwd: dir },
+        );
+        times.push(Number(out.trim()));
+      }
+      times.sort((a, b) => a - b);
+      note += `; ${count} packages; import ${times[0].toFixed(0)}–${times[times.length - 1].toFixed(0)} ms (median ${times[2].toFixed(0)} ms over 5 runs)`;
+      for (const tool of ['@fnapi/dev', 'tsx', 'esbuild']) {
+        if (statSync(join(dir, 'node_modules', tool), { throwIfNoEntry: false })) throw new Error(`@fnapi/all installs ${tool}`);
+      }
+    }
     if (name === 'core') {
       note += ` (limit ${CORE_INSTALL_LIMIT / 1024 / 1024} MB)`;
       if (size > CORE_INSTALL_LIMIT)

@@ -1,4 +1,4 @@
-// Every public name of every fnapi package: `import { API, z, jwtRequired, CORSMiddleware } from '@fnapi/all'`.
+// Every public name of every runtime fnapi package (not @fnapi/dev: no build tool in production): `import { API, z, jwtRequired, CORSMiddleware } from '@fnapi/all'`.
 // A test compares this module's exports with the union of the packages' exports.
 export * from '@fnapi/validation';
 export * from '@fnapi/openapi';
@@ -10,7 +10,6 @@ export * from '@fnapi/performance';
 export * from '@fnapi/database';
 export * from '@fnapi/cache';
 export * from '@fnapi/monitoring';
-export * from '@fnapi/dev';
 export * from '@fnapi/adapters';
 // Core's `Middleware` is the interface a middleware satisfies; @fnapi/middleware's is the base class
 // that implements it. The class is the one users extend, and it satisfies the interface.

@@ -1,16 +1,18 @@
 /**
- * `@fnapi/all` re-exports every public name of every published package, as the same values: the
- * list of packages is read from the workspace, so a new package that is not added here fails.
+ * `@fnapi/all` re-exports every public name of every published runtime package, as the same values:
+ * the list of packages is read from the workspace, so a new package that is not added here fails.
+ * `@fnapi/dev` (the `fnapi` command, with tsx and esbuild) stays out: a development dependency.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
+const DEV = '@fnapi/dev';
 const packagesDir = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const published = readdirSync(packagesDir)
   .map((dir) => JSON.parse(readFileSync(join(packagesDir, dir, 'package.json'), 'utf8')) as { name: string; private?: boolean })
-  .filter((pkg) => !pkg.private && pkg.name !== '@fnapi/all')
+  .filter((pkg) => !pkg.private && pkg.name !== '@fnapi/all' && pkg.name !== DEV)
   .map((pkg) => pkg.name)
   .sort();
 
@@ -18,6 +20,11 @@ describe('@fnapi/all', () => {
   it('depends on every published package', () => {
     const own = JSON.parse(readFileSync(join(packagesDir, 'all/package.json'), 'utf8')) as { dependencies: Record<string, string> };
     expect(Object.keys(own.dependencies).sort()).toEqual(published);
+  });
+
+  it('brings no build tool into production: no @fnapi/dev, tsx or esbuild among its dependencies', () => {
+    const own = JSON.parse(readFileSync(join(packagesDir, 'all/package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    for (const name of [DEV, 'tsx', 'esbuild']) expect(own.dependencies).not.toHaveProperty(name);
   });
 
   it('exports the union of the packages’ exports, as the same values', async () => {

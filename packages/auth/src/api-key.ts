@@ -15,14 +15,14 @@ export interface ApiKeyOptions extends SchemeNameOption {
   /** Each accepted key and the permissions it carries. */
   apiKeys: Record<string, readonly string[]>;
   /** Permissions the key must carry (all of them); a valid key without one is 403. */
-  permissions?: readonly string[];
+  permissions?: readonly string[] | undefined;
   /** Header that carries the key; default `X-API-Key`. */
-  header?: string;
+  header?: string | undefined;
   /**
    * Query parameter that may carry the key instead. Off by default: URLs end up in access logs,
    * proxies and browser history.
    */
-  queryParam?: string;
+  queryParam?: string | undefined;
 }
 
 const CHALLENGE = 'ApiKey';

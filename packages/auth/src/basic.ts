@@ -15,7 +15,7 @@ export interface BasicAuthOptions extends SchemeNameOption {
   /** User names and their passwords. */
   credentials: Record<string, string>;
   /** `realm` of the challenge; default `api`. */
-  realm?: string;
+  realm?: string | undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, createSecretKey, type KeyObject, type webcrypto } from 'node:crypto';
 import type { AuthInfo, Request } from '@fnapi/core';
 import {
   createRemoteJWKSet,
@@ -13,25 +13,27 @@ import {
 } from 'jose';
 import { type AuthWrapper, authorization, authWrapper, quoted, requirement, type SchemeNameOption, unauthorized } from './scheme.js';
 
+// node:crypto's name, not the DOM global: declarations must compile with @types/node alone.
+type CryptoKey = webcrypto.CryptoKey;
 type KeyInput = string | KeyObject | CryptoKey;
 
 export interface JwtOptions extends SchemeNameOption {
   /** Shared secret for HS256/HS384/HS512. */
-  secret?: string;
+  secret?: string | undefined;
   /** Public key (PEM `PUBLIC KEY` or `CERTIFICATE`, a `KeyObject` or a `CryptoKey`) for RS*, PS*, ES*, EdDSA. */
-  key?: KeyInput;
+  key?: KeyInput | undefined;
   /** A JSON Web Key Set URL: keys fetched once per URL for the process, again for an unknown `kid` at most every 30 s. */
-  jwksUrl?: string | URL;
+  jwksUrl?: string | URL | undefined;
   /** The one algorithm accepted, e.g. `HS256` or `RS256`; whatever a token or a JWK says, no other is. */
   algorithm: string;
   /** Required `iss` claim (one of, when a list). */
-  issuer?: string | string[];
+  issuer?: string | string[] | undefined;
   /** Required `aud` claim (one of, when a list). */
-  audience?: string | string[];
+  audience?: string | string[] | undefined;
   /** Seconds of leeway for `exp` and `nbf`; default 0. */
-  clockTolerance?: number;
+  clockTolerance?: number | undefined;
   /** `realm` of the `WWW-Authenticate` challenge; default `api`. */
-  realm?: string;
+  realm?: string | undefined;
 }
 
 const HMAC = /^HS(256|384|512)$/;
@@ -152,20 +154,26 @@ export function jwtRequired(options: JwtOptions): AuthWrapper {
 
 export interface CreateTokenOptions {
   /** Shared secret for HS*. */
-  secret?: string;
+  secret?: string | undefined;
   /** Private key (PEM PKCS#8, `KeyObject` or `CryptoKey`) for RS*, PS*, ES*, EdDSA. */
-  key?: KeyInput;
+  key?: KeyInput | undefined;
   algorithm: string;
-  /** Seconds from now (a number) or a span such as `'2h'`, `'30 minutes'`. */
-  expiresIn?: number | string;
+  /**
+   * Seconds from now (a number) or a span such as `'2h'`, `'30 minutes'`; default 15 minutes.
+   * `null` signs a token without `exp`, one that never expires: only on purpose.
+   */
+  expiresIn?: number | string | null | undefined;
 }
 
-/** Signs a JWT (for logins and tests): `iat` set, `exp` from `expiresIn`. */
+/** Default lifetime of a token from `createToken`: a forgotten `expiresIn` must not mean forever. */
+const DEFAULT_EXPIRES_IN = 15 * 60;
+
+/** Signs a JWT (for logins and tests): `iat` set, `exp` from `expiresIn` (default 15 minutes; `null`: none). */
 export async function createToken(claims: Record<string, unknown>, options: CreateTokenOptions): Promise<string> {
   checkOptions({ ...options, jwksUrl: undefined }, 'createToken');
   const key = await signingKey((options.secret ?? options.key) as KeyInput, options.algorithm);
   const jwt = new SignJWT(claims as JWTPayload).setProtectedHeader({ alg: options.algorithm, typ: 'JWT' }).setIssuedAt();
-  const { expiresIn } = options;
+  const expiresIn = options.expiresIn === undefined ? DEFAULT_EXPIRES_IN : options.expiresIn;
   if (typeof expiresIn === 'number') jwt.setExpirationTime(Math.floor(Date.now() / 1000) + expiresIn);
   else if (typeof expiresIn === 'string') jwt.setExpirationTime(expiresIn);
   return jwt.sign(key);

@@ -5,13 +5,13 @@ import { RedisConnection } from './connection.js';
 
 export interface RedisCacheStoreOptions {
   /** Redis URL; default `REDIS_URL`, else `redis://127.0.0.1:6379`. Ignored when `client` is given. */
-  url?: string;
+  url?: string | undefined;
   /** A node-redis client of your own (connected or not); the store never closes it. */
-  client?: RedisClientType;
+  client?: RedisClientType | undefined;
   /** Prefix of every key; default `fnapi:cache:`. */
-  keyPrefix?: string;
-  /** Milliseconds a store call may take before it gives up (the request is served uncached); default 100. */
-  timeout?: number;
+  keyPrefix?: string | undefined;
+  /** Seconds a store call may take before it gives up (the request is served uncached); default 0.1. */
+  timeout?: number | undefined;
 }
 
 /** Redis is not reachable, or did not answer in time: `CacheMiddleware` serves the request uncached. */
@@ -25,21 +25,24 @@ export class CacheStoreUnavailableError extends Error {
 /**
  * `CacheMiddleware`'s store on Redis, so every instance of an app shares one cache. Entries are JSON
  * under `keyPrefix + key`, and Redis expires them (`PX`). The client connects on first use and
- * reconnects in the background; while Redis is slow or down every call fails within `timeout`
- * milliseconds (commands are not queued offline) and the request is served uncached.
+ * reconnects in the background; while Redis is slow every call gives up after `timeout` seconds, and
+ * while it is unreachable (at startup as after a disconnect) every call fails at once (commands are not
+ * queued offline); the request is served uncached.
  */
 export class RedisCacheStore implements CacheStore<CacheEntry> {
   readonly keyPrefix: string;
+  /** Seconds a call may take. */
   readonly timeout: number;
   private readonly connection: RedisConnection;
 
   constructor(options: RedisCacheStoreOptions = {}) {
     this.keyPrefix = options.keyPrefix ?? 'fnapi:cache:';
-    this.timeout = options.timeout ?? 100;
+    this.timeout = options.timeout ?? 0.1;
+    if (!(this.timeout > 0)) throw new RangeError('RedisCacheStore: timeout must be a positive number of seconds');
     this.connection = new RedisConnection({
       url: options.url,
       client: options.client,
-      timeoutMs: this.timeout,
+      timeoutMs: this.timeout * 1000,
       unavailable: (message, cause) => new CacheStoreUnavailableError(message, cause),
     });
   }
@@ -60,8 +63,31 @@ export class RedisCacheStore implements CacheStore<CacheEntry> {
     await inCommandSpan('DEL', 'DEL ?', () => this.connection.call((client) => client.del(this.keyPrefix + key)));
   }
 
+  /** Deletes every key that starts with `prefix` (SCAN with a glob-escaped MATCH, then UNLINK). */
+  async deletePrefix(prefix: string): Promise<void> {
+    const pattern = `${globEscape(this.keyPrefix + prefix)}*`;
+    await inCommandSpan('SCAN', 'SCAN ? MATCH ?', () =>
+      this.connection.call(async (client) => {
+        let batch: string[] = [];
+        for await (const keys of client.scanIterator({ MATCH: pattern, COUNT: 500 })) {
+          batch.push(...keys);
+          if (batch.length >= 500) {
+            await client.unlink(batch);
+            batch = [];
+          }
+        }
+        if (batch.length > 0) await client.unlink(batch);
+      }),
+    );
+  }
+
   /** Closes the client the store created (a client given to it is left alone). */
   close(): Promise<void> {
     return this.connection.close();
   }
+}
+
+/** Escapes Redis glob characters, so a path is matched literally. */
+function globEscape(text: string): string {
+  return text.replace(/[\\*?[\]]/g, '\\$&');
 }

@@ -10,6 +10,7 @@ import { freePort, jsonLines, REDIS_URL, serviceAvailable } from '@fnapi/test-su
 import { pino } from 'pino';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { variantsApp } from '../../middleware/test/variants.js';
 import { CacheMiddleware, RedisCacheStore } from '../src/index.js';
 import { PrivateRedis, redisServerInstalled, untilAnswers } from './support/private-redis.js';
 
@@ -76,6 +77,84 @@ describe.skipIf(!available)('RedisCacheStore on the shared Redis', () => {
   });
 });
 
+describe.skipIf(!available)('CacheMiddleware.invalidate(path) on Redis', () => {
+  it('drops every variant of the path (query strings, methods, Vary values) and nothing else', async () => {
+    const keyPrefix = `fnapi-test:${randomUUID()}:`;
+    const store = new RedisCacheStore({ url: REDIS_URL, keyPrefix });
+    await connected(store);
+    const cache = new CacheMiddleware({ store, ttl: 30, logger: pino({ enabled: false }) });
+    // Glob characters in a path are matched literally: `/it*` must not reach `/items`.
+    const app = variantsApp(cache, '/it*');
+    const client = await TestClient.start(app);
+    try {
+      const variants: [string, Record<string, string>][] = [
+        ['/items', {}],
+        ['/items?limit=10&offset=0', {}],
+        ['/items?offset=20', { 'accept-language': 'fr' }],
+      ];
+      for (const [url, headers] of variants) await client.get(url, { headers });
+      await client.request('HEAD', '/items?limit=5');
+      await client.get('/items/1');
+      for (const [url, headers] of variants) expect((await client.get(url, { headers })).headers['x-cache']).toBe('HIT');
+      await cache.invalidate('/it*');
+      expect((await client.get('/items')).headers['x-cache']).toBe('HIT');
+      await cache.invalidate('/items');
+      for (const [url, headers] of variants) expect((await client.get(url, { headers })).headers['x-cache']).toBe('MISS');
+      expect((await client.request('HEAD', '/items?limit=5')).headers['x-cache']).toBe('MISS');
+      expect((await client.get('/items/1')).headers['x-cache']).toBe('HIT');
+    } finally {
+      await client.close();
+      await store.deletePrefix('');
+      await store.close();
+    }
+  });
+});
+
+describe('a Redis unreachable from the start', () => {
+  it('fails every call at once: requests are served uncached without waiting for the timeout, one log line', async () => {
+    const port = await freePort(); // nothing listens there
+    // A long timeout makes waiting visible: a call that waited for it would take a full second.
+    const store = new RedisCacheStore({ url: `redis://127.0.0.1:${port}`, timeout: 1 });
+    const { stream: sink, lines } = jsonLines();
+    const counter = { hits: 0 };
+    const client = await TestClient.start(appWith(store, counter, pino(sink)));
+    try {
+      const times: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const started = performance.now();
+        const res = await client.get(`/items/${i % 3}`);
+        times.push(performance.now() - started);
+        expect(res.status).toBe(200);
+        expect(res.headers['x-cache']).toBe('BYPASS');
+      }
+      expect(counter.hits).toBe(10);
+      for (const took of times) expect(took).toBeLessThan(600);
+      expect(lines.filter((line) => String(line.msg).startsWith('cache store unavailable'))).toHaveLength(1);
+    } finally {
+      await client.close();
+      await store.close();
+    }
+  });
+
+  it('each store call rejects as unreachable, not after its timeout', async () => {
+    const store = new RedisCacheStore({ url: `redis://127.0.0.1:${await freePort()}`, timeout: 5 });
+    try {
+      const started = performance.now();
+      for (let i = 0; i < 5; i++) await expect(store.get('k')).rejects.toThrow(/^Redis is not reachable/);
+      await expect(store.set('k', { kind: 'vary', headers: [] }, 1)).rejects.toThrow(/^Redis is not reachable/);
+      expect(performance.now() - started).toBeLessThan(4000); // one timeout would be 5 s
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('takes its timeout in seconds, default 0.1', () => {
+    expect(new RedisCacheStore({ url: 'redis://127.0.0.1:1' }).timeout).toBe(0.1);
+    expect(new RedisCacheStore({ url: process.env.REDIS_URL, timeout: 2 }).timeout).toBe(2);
+    expect(() => new RedisCacheStore({ timeout: 0 })).toThrow(/seconds/);
+  });
+});
+
 describe.skipIf(!available || !redisServerInstalled)('Redis going down and coming back', () => {
   let redis: PrivateRedis;
   let store: RedisCacheStore;
@@ -86,7 +165,7 @@ describe.skipIf(!available || !redisServerInstalled)('Redis going down and comin
   beforeAll(async () => {
     redis = new PrivateRedis(await freePort());
     await redis.start();
-    store = new RedisCacheStore({ url: redis.url, timeout: 100 });
+    store = new RedisCacheStore({ url: redis.url, timeout: 0.1 });
     await connected(store);
     client = await TestClient.start(appWith(store, counter, pino(sink)));
   });

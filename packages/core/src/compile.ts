@@ -1,4 +1,5 @@
 import type { RouteEntry } from './route-group.js';
+import { endpointMiddleware } from './endpoint-middleware.js';
 import { compileInvoker } from './invoke.js';
 import { compose, type Step } from './pipeline.js';
 import { RouteTable } from './route-table.js';
@@ -24,16 +25,17 @@ export interface CompileInput extends Omit<RuntimeOptions, 'table'> {
 }
 
 /**
- * Entries → one runtime: the route table, each route's runner (router middleware around the
- * endpoint) and the app's chain. Runs once before the first request and again only after a change;
+ * Entries → one runtime: the route table, each route's runner (router middleware, then the
+ * endpoint's own, around the endpoint) and the app's chain. Runs once before the first request and again only after a change;
  * an endpoint's binder and invoker are compiled once for its lifetime.
  */
 export function compile(input: CompileInput): AppRuntime {
   const table = new RouteTable<CompiledRoute>();
   for (const endpoint of input.endpoints) {
     endpoint.invoker ??= compileInvoker(endpoint.method, endpoint.path, endpoint.pathParams, endpoint.definition);
-    const routerMiddleware = endpoint.routers.flatMap((router) => router.middleware);
-    const run = compose(routerMiddleware, endpointBoundary(endpoint.invoker));
+    // Routers' middleware, then the endpoint's own; none at all compiles to no chain.
+    const middleware = [...endpoint.routers.flatMap((router) => router.middleware), ...endpointMiddleware(endpoint.definition.options)];
+    const run = compose(middleware, endpointBoundary(endpoint.invoker));
     table.add(endpoint.method, endpoint.path, { template: endpoint.path, run });
   }
   for (const builtin of input.builtins) table.add('GET', builtin.path, { template: builtin.path, run: builtin.run });

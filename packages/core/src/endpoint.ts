@@ -1,5 +1,7 @@
 import type { InferInput, ParamsShape, z } from '@fnapi/validation';
 import type { SecurityRequirement } from '@fnapi/openapi';
+import { endpointMiddleware } from './endpoint-middleware.js';
+import type { Middleware } from './pipeline.js';
 import type { Request } from './request.js';
 import type { Response } from './response.js';
 import type { EventItem, StreamResult } from './streams.js';
@@ -29,6 +31,11 @@ export interface EndpointOptions<R extends string = string, P extends ParamsShap
   timeout?: number;
   /** Security requirements documented for this operation (auth functions add theirs). */
   security?: SecurityRequirement[];
+  /**
+   * Runs for this endpoint only, after the app's and its routers' middleware (cache one list,
+   * rate-limit one login); the first listed runs first on the way in.
+   */
+  middleware?: readonly Middleware[] | undefined;
   /**
    * Statuses the handler itself answers besides success, e.g. `{ 404: 'No such user' }`; a thrown
    * `HTTPError` of such a status is documented with the problem body unless `schema` is given.
@@ -154,6 +161,7 @@ export function isEndpointDefinition(value: unknown): value is EndpointDefinitio
 
 export function defineEndpoint(options: EndpointOptions<any, any>, handler: Handler, name?: string): EndpointDefinition {
   if (typeof handler !== 'function') throw new TypeError(`Endpoint ${options.route}: the handler must be a function`);
+  endpointMiddleware(options);
   return { [DEFINITION]: true, options, handler, name: name ?? handler.name };
 }
 

@@ -77,6 +77,7 @@ export {
 export { CREDENTIAL_FIELDS, CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMS } from './credentials.js';
 export type { RunOptions, RunningServer } from './server/node.js';
 export { ServingState, type ServingPhase } from './serving-state.js';
+export { PortUnavailableError } from './server/listen.js';
 export type { InjectOptions, InjectResponse } from './server/inject.js';
 export {
   z,

@@ -3,7 +3,7 @@
  * (real HTTP through `TestClient`, `app.inject`, `app.fetch`), answered in one normalised shape.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { API } from '../src/index.js';
+import type { API, Middleware } from '../src/index.js';
 import { TestClient } from '../src/testing.js';
 
 export type TransportName = 'http' | 'inject' | 'fetch';
@@ -268,4 +268,15 @@ export async function withTransport(
   } finally {
     await client.close();
   }
+}
+
+/** Middleware that records its name on the way in and out, in a shared log, and in `x-through`. */
+export function recorder(name: string, log: string[]): Middleware {
+  return async (request, callNext) => {
+    log.push(`${name}:in`);
+    const response = await callNext(request);
+    log.push(`${name}:out`);
+    response.headers.append('x-through', name);
+    return response;
+  };
 }

@@ -2,22 +2,11 @@
  * Routers: prefixes, tags, late endpoints, nesting and router middleware, through all three transports.
  */
 import { describe, expect, it } from 'vitest';
-import { API, type Middleware, NotFoundError, Router, z } from '../src/index.js';
-import { type Case, problem, runTable, serve, TRANSPORTS, viaInject } from './helpers.js';
+import { API, NotFoundError, Router, z } from '../src/index.js';
+import { type Case, problem, recorder, runTable, serve, TRANSPORTS, viaInject } from './helpers.js';
 
 type Operation = { operationId: string; tags?: string[] };
 type Doc = { paths: Record<string, Record<string, Operation>> };
-
-/** Middleware that records its name on the way in and out, in a shared log. */
-function recorder(name: string, log: string[]): Middleware {
-  return async (request, callNext) => {
-    log.push(`${name}:in`);
-    const response = await callNext(request);
-    log.push(`${name}:out`);
-    response.headers.append('x-through', name);
-    return response;
-  };
-}
 
 const log: string[] = [];
 

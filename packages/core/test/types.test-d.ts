@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import { API, api, header, Router, z, type Request } from '@fnapi/core';
+import { API, api, header, type Middleware, Router, z, type Request } from '@fnapi/core';
 
 describe('handler input types', () => {
   it('infers path parameters from the route literal and the rest from params', () => {
@@ -41,5 +41,16 @@ describe('handler input types', () => {
       return { item_id, q };
     });
     new API().include(definition);
+  });
+});
+
+describe('endpoint middleware option', () => {
+  it('takes middleware objects and functions, read-only lists included', () => {
+    const app = new API();
+    const own: readonly Middleware[] = [(request, callNext) => callNext(request), { dispatch: (request, callNext) => callNext(request) }];
+    app.get('/a', { middleware: own }, () => 1);
+    app.api({ route: '/b', middleware: [async (request, callNext) => callNext(request)] }, () => 1);
+    // @ts-expect-error: not a middleware
+    app.get('/c', { middleware: [42] }, () => 1);
   });
 });

@@ -3,8 +3,10 @@ import { parseArgs } from 'node:util';
 import { checkCommand, clientCommand, devCommand, openapiCommand, routesCommand } from './commands.js';
 
 const USAGE = `Usage:
-  fnapi dev <entry> [--client <file>]  serve the app (HOST/PORT, else 127.0.0.1:8000), restarting on change
-                                     (and rewriting the client types in <file> on every start)
+  fnapi dev <entry> [--host H] [--port P] [--client <file>]
+                                     serve the app on --host/--port (else HOST/PORT, else
+                                     127.0.0.1:8000), restarting on change (and rewriting the
+                                     client types in <file> on every start)
   fnapi openapi <entry> [-o <file>]  write the OpenAPI document (stdout without -o)
   fnapi client <entry> [-o <file>]   write the client types (openapi-typescript's paths, for openapi-fetch)
   fnapi routes <entry>               list method, route and operationId of each endpoint
@@ -53,6 +55,8 @@ async function main(argv: string[]): Promise<number> {
       skip: { type: 'string' },
       header: { type: 'string', short: 'H', multiple: true },
       'base-url': { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string', short: 'p' },
     },
   });
   const [command, entry] = positionals;
@@ -84,7 +88,7 @@ async function main(argv: string[]): Promise<number> {
         baseUrl: values['base-url'],
       });
     default:
-      return devCommand(entry, { client: values.client });
+      return devCommand(entry, { client: values.client, host: values.host, port: values.port });
   }
 }
 

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { type CheckOptions, checkContract, formatReport } from './check/contract.js';
 import { writeClientTypes } from './client.js';
+import { checkPort, listenAddress } from './address.js';
 import { loadApp } from './load.js';
 
 /** `fnapi openapi <entry> [-o file]`: the document, without starting a server. */
@@ -33,16 +34,28 @@ export async function routesCommand(entry: string): Promise<void> {
 
 /**
  * `fnapi dev <entry> [--client file]`: serves the app under `tsx watch`, which restarts it when any
- * source file the entry imports changes (rewriting the client types on every start). Resolves with
- * the child's exit code.
+ * source file the entry imports changes (rewriting the client types on every start), on
+ * `--host`/`--port` (passed down as HOST/PORT). Resolves with the child's exit code; 1 at once, with
+ * a one-line message, when the port is taken.
  */
-export function devCommand(entry: string, options: { client?: string } = {}): Promise<number> {
+export async function devCommand(
+  entry: string,
+  options: { client?: string | undefined; host?: string | undefined; port?: string | undefined } = {},
+): Promise<number> {
+  const { host, port } = listenAddress(options, process.env);
+  // Checked here because tsx watch outlives a child that fails to listen: the command must end.
+  const problem = await checkPort(host, port);
+  if (problem !== undefined) {
+    console.error(`fnapi: ${problem}`);
+    return 1;
+  }
+  const env = { ...process.env, HOST: host, PORT: String(port) };
   const require = createRequire(import.meta.url);
   const tsxCli = require.resolve('tsx/cli');
   const ownFile = fileURLToPath(import.meta.url);
   const serve = fileURLToPath(new URL(ownFile.endsWith('.ts') ? './serve.ts' : './serve.js', import.meta.url));
   const args = [tsxCli, 'watch', '--clear-screen=false', serve, entry, ...(options.client ? ['--client', options.client] : [])];
-  const child = spawn(process.execPath, args, { stdio: 'inherit', env: process.env });
+  const child = spawn(process.execPath, args, { stdio: 'inherit', env });
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);

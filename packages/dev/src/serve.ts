@@ -1,6 +1,6 @@
 // Run by `fnapi dev` under `tsx watch`: imports the entry (so every file it imports is watched),
-// writes the client types when `--client file` is given, serves its app on HOST/PORT and prints
-// where the docs are.
+// writes the client types when `--client file` is given, serves its app on HOST/PORT (set from
+// --host/--port by the command) and prints where the docs are.
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { findApp } from './load.js';
@@ -20,5 +20,13 @@ if (clientAt > 0 && process.argv[clientAt + 1]) {
     console.error(`fnapi dev: could not write the client types: ${error.message}`),
   );
 }
-const { url } = await app.run();
+let url: string;
+try {
+  ({ url } = await app.run());
+} catch (error) {
+  // A port taken since the command checked it: the one-line message, no stack; the next change retries.
+  if ((error as Error).name !== 'PortUnavailableError') throw error;
+  console.error(`fnapi dev: ${(error as Error).message}`);
+  process.exit(1);
+}
 console.log(`fnapi dev: serving ${entry} on ${url}${app.docsUrl ? ` — docs at ${url}${app.docsUrl}` : ''}`);

@@ -3,7 +3,8 @@
  * lists the endpoints, an entry without an API gets an error naming what it found, and `dev` serves
  * an edit within 2 s.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type AddressInfo, createServer } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -102,5 +103,60 @@ describe('fnapi dev', () => {
     } finally {
       await stop(child);
     }
+  });
+
+  it('serves on --host/--port, which win over HOST/PORT', async () => {
+    const port = await freePort();
+    const other = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', cli, 'dev', fixture, '--host', '127.0.0.1', '--port', String(port)], {
+      env: { ...env, PORT: String(other), HOST: '0.0.0.0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    try {
+      const status = async () => {
+        try {
+          return (await fetch(`http://127.0.0.1:${port}/hello/ada`)).status;
+        } catch {
+          return 0;
+        }
+      };
+      await expect.poll(status, { timeout: 20_000, interval: 100 }).toBe(200);
+      expect(output).toContain(`on http://127.0.0.1:${port}`);
+    } finally {
+      await stop(child);
+    }
+  });
+
+  it('prints one line and exits non-zero when the port is in use', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as AddressInfo).port;
+    try {
+      const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', cli, 'dev', fixture, '--port', String(port)], {
+          env: { ...env, HOST: '127.0.0.1' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr!.on('data', (d) => (stderr += d));
+        child.on('exit', (code) => resolve({ code, stderr }));
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toContain(`Port ${port} on 127.0.0.1 is already in use`);
+      expect(result.stderr).toContain('--port');
+      expect(result.stderr).not.toMatch(/^\s+at /m);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+
+  it('refuses a port that is not a number', () => {
+    const result = fnapi('dev', fixture, '--port', 'http');
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('the port must be a whole number from 0 to 65535, got "http" (--port)');
   });
 });

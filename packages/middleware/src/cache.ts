@@ -13,6 +13,11 @@ export interface CacheStore<V = CacheEntry> {
   get(key: string): Awaitable<V | undefined | null>;
   set(key: string, value: V, ttlSeconds: number): Awaitable<unknown>;
   delete(key: string): Awaitable<unknown>;
+  /**
+   * Deletes every key starting with `prefix`; `CacheMiddleware.invalidate(path)` needs it to reach
+   * every variant of a path. Without it only the exact keys of the path are dropped.
+   */
+  deletePrefix?(prefix: string): Awaitable<unknown>;
 }
 
 /** A cached response, as stored: plain data only. */
@@ -43,9 +48,9 @@ export type CacheEntry = CachedResponse | VaryMarker;
 
 export interface MemoryCacheStoreOptions {
   /** Most entries kept; the least recently used goes first. Default 1000. */
-  maxEntries?: number;
+  maxEntries?: number | undefined;
   /** Clock in milliseconds; default `Date.now`. */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** An in-process LRU store with per-entry expiry. */
@@ -86,6 +91,10 @@ export class MemoryCacheStore<V = CacheEntry> implements CacheStore<V> {
     return this.entries.delete(key);
   }
 
+  deletePrefix(prefix: string): void {
+    for (const key of [...this.entries.keys()]) if (key.startsWith(prefix)) this.entries.delete(key);
+  }
+
   clear(): void {
     this.entries.clear();
   }
@@ -93,17 +102,17 @@ export class MemoryCacheStore<V = CacheEntry> implements CacheStore<V> {
 
 export interface CacheMiddlewareOptions {
   /** Seconds a response stays cached. Default 60. */
-  ttl?: number;
+  ttl?: number | undefined;
   /** Where responses are kept; default a `MemoryCacheStore` of 1000 entries. */
-  store?: CacheStore;
+  store?: CacheStore | undefined;
   /** Methods whose responses are cached. Default GET, HEAD. */
-  methods?: readonly string[];
+  methods?: readonly string[] | undefined;
   /** Largest body cached, in bytes; larger responses pass uncached. Default 1 MiB. */
-  maxBodySize?: number;
+  maxBodySize?: number | undefined;
   /** Clock in milliseconds, for `Age` and the default store's expiry; default `Date.now`. */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /** Where store failures are reported; default core's logger (stdout, `FNAPI_LOG_LEVEL`). */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 /** Headers never stored with a response: per-response, or set again on the way out. */
@@ -191,10 +200,33 @@ export class CacheMiddleware extends Middleware {
     }
   }
 
-  /** Removes the cached responses of a method and path (and query string, if given). */
-  async invalidate(method: string, path: string, query = ''): Promise<void> {
-    const key = keyFor(method.toUpperCase(), path, sortedQuery(new URLSearchParams(query)));
-    await this.safely(() => this.store.delete(key), undefined, { failed: false });
+  /**
+   * Drops every cached variant of `path` (a query string on it is ignored): any query string, any
+   * cached method, any `Vary` header value. A store that is down is logged, never thrown.
+   */
+  async invalidate(path: string): Promise<void> {
+    if (typeof path !== 'string') throw new TypeError('CacheMiddleware.invalidate takes the path, e.g. invalidate("/items")');
+    const bare = path.split('?', 1)[0] || '/';
+    const store = this.store;
+    const attempt: Attempt = { failed: false };
+    for (const method of this.methods) {
+      const base = keyFor(method, bare, '');
+      await this.safely(() => store.delete(base), undefined, attempt);
+      if (store.deletePrefix === undefined) {
+        this.warnNoPrefix();
+        continue;
+      }
+      // The variants' keys: `base?query…` and `base\n<vary header>…`.
+      await this.safely(() => store.deletePrefix?.(`${base}?`), undefined, attempt);
+      await this.safely(() => store.deletePrefix?.(`${base}\n`), undefined, attempt);
+    }
+  }
+
+  private warnedNoPrefix = false;
+  private warnNoPrefix(): void {
+    if (this.warnedNoPrefix) return;
+    this.warnedNoPrefix = true;
+    this.logger.warn('cache store has no deletePrefix(); invalidate(path) drops only the bare path');
   }
 
   private async miss(request: Request, callNext: CallNext, base: string): Promise<Response> {

@@ -4,17 +4,17 @@ import { appendVary } from './header-lists.js';
 
 export interface CORSOptions {
   /** Origins allowed to read responses, e.g. `['https://app.example']`; `['*']` allows any. Default `['*']`. */
-  allowOrigins?: readonly string[];
+  allowOrigins?: readonly string[] | undefined;
   /** Methods a preflight allows. Default GET, POST, PUT, PATCH, DELETE, OPTIONS. */
-  allowMethods?: readonly string[];
+  allowMethods?: readonly string[] | undefined;
   /** Request headers a preflight allows; `['*']` allows whatever is asked for. Default Content-Type, Authorization. */
-  allowHeaders?: readonly string[];
+  allowHeaders?: readonly string[] | undefined;
   /** Lets the browser send cookies and read the response of a credentialed request. Default false. */
-  allowCredentials?: boolean;
+  allowCredentials?: boolean | undefined;
   /** Response headers the page may read beyond the CORS-safelisted ones. Default none. */
-  exposeHeaders?: readonly string[];
+  exposeHeaders?: readonly string[] | undefined;
   /** Seconds a browser may cache a preflight answer. Default 600. */
-  maxAge?: number;
+  maxAge?: number | undefined;
 }
 
 const DEFAULT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];

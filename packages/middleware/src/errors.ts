@@ -3,13 +3,13 @@ import { Middleware } from './base.js';
 
 export interface ErrorHandlingMiddlewareOptions {
   /** Adds `debug: { name, message }` to the 500 body of an unexpected exception. Default false. */
-  debug?: boolean;
+  debug?: boolean | undefined;
   /** Adds `debug.stack` as well (and so implies the `debug` block). Default false. */
-  includeTraceback?: boolean;
+  includeTraceback?: boolean | undefined;
   /** Logs unexpected exceptions (and 5xx HTTP errors). Default true. */
-  logExceptions?: boolean;
+  logExceptions?: boolean | undefined;
   /** The pino logger to write to; default the app's logger. */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 /**

@@ -6,9 +6,9 @@ import { isUnobserved } from './unobserved.js';
 
 export interface LoggingMiddlewareOptions {
   /** The pino logger to write to; default core's logger (stdout, `FNAPI_LOG_LEVEL`). */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** Level of the per-request line; default `info`. */
-  level?: Level;
+  level?: Level | undefined;
 }
 
 /**

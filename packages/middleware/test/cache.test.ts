@@ -2,6 +2,7 @@ import { API, Response, StreamingResponse } from '@fnapi/core';
 import { TestClient } from '@fnapi/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CacheMiddleware, MemoryCacheStore, type CacheEntry, type CacheStore } from '../src/index.js';
+import { variantsApp } from './variants.js';
 
 let client: TestClient | undefined;
 afterEach(async () => {
@@ -218,14 +219,61 @@ describe('CacheMiddleware', () => {
     expect(calls.items).toBe(2);
   });
 
-  it('invalidate() drops an entry', async () => {
+  it('caches one endpoint through its middleware option, and only that one', async () => {
     const cache = new CacheMiddleware();
-    const { app, calls } = countingApp(cache);
+    const app = new API({ logger: false });
+    let n = 0;
+    app.get('/books', { middleware: [cache] }, () => ({ n: ++n }));
+    app.get('/authors', () => ({ n: ++n }));
+    app.post('/books', { middleware: [] }, async () => {
+      await cache.invalidate('/books');
+      return { added: true };
+    });
     client = await TestClient.start(app);
-    await client.get('/items?x=1');
-    await cache.invalidate('GET', '/items', 'x=1');
-    expect((await client.get('/items?x=1')).headers['x-cache']).toBe('MISS');
-    expect(calls.items).toBe(2);
+    expect((await client.get('/books?limit=5')).headers['x-cache']).toBe('MISS');
+    expect((await client.get('/books?limit=5')).headers['x-cache']).toBe('HIT');
+    expect((await client.get('/authors')).headers['x-cache']).toBeUndefined();
+    await client.post('/books');
+    expect((await client.get('/books?limit=5')).headers['x-cache']).toBe('MISS');
+  });
+
+  it('invalidate(path) drops every variant of the path: query strings, methods, Vary values', async () => {
+    const cache = new CacheMiddleware();
+    const app = variantsApp(cache, '/itemsx');
+    client = await TestClient.start(app);
+    const variants: [string, Record<string, string>][] = [
+      ['/items', {}],
+      ['/items?limit=10&offset=0', {}],
+      ['/items?offset=20', { 'accept-language': 'fr' }],
+      ['/items', { 'accept-language': 'de' }],
+    ];
+    const others = ['/items/1', '/itemsx'];
+    for (const [url, headers] of variants) await client.get(url, { headers });
+    for (const url of others) await client.get(url);
+    const head = await client.request('HEAD', '/items?limit=10');
+    expect(head.headers['x-cache']).toBe('MISS');
+    for (const [url, headers] of variants) expect((await client.get(url, { headers })).headers['x-cache']).toBe('HIT');
+    expect((await client.request('HEAD', '/items?limit=10')).headers['x-cache']).toBe('HIT');
+
+    await cache.invalidate('/items');
+    for (const [url, headers] of variants) expect((await client.get(url, { headers })).headers['x-cache']).toBe('MISS');
+    expect((await client.request('HEAD', '/items?limit=10')).headers['x-cache']).toBe('MISS');
+    for (const url of others) expect((await client.get(url)).headers['x-cache']).toBe('HIT');
+  });
+
+  it('invalidate(path) on a store without deletePrefix drops the bare path and warns once', async () => {
+    const memory = new MemoryCacheStore<CacheEntry>();
+    const plain: CacheStore = { get: (k) => memory.get(k), set: (k, v, t) => memory.set(k, v, t), delete: (k) => memory.delete(k) };
+    const warnings: unknown[] = [];
+    const logger = { ...silent(), warn: (...args: unknown[]) => warnings.push(args) };
+    const cache = new CacheMiddleware({ store: plain, logger });
+    const { app } = countingApp(cache);
+    client = await TestClient.start(app);
+    await client.get('/items');
+    await cache.invalidate('/items');
+    await cache.invalidate('/items');
+    expect((await client.get('/items')).headers['x-cache']).toBe('MISS');
+    expect(warnings).toHaveLength(1);
   });
 });
 

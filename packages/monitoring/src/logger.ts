@@ -17,7 +17,7 @@ export const REDACTED_PATHS: string[] = [
 
 export interface CreateLoggerOptions extends LoggerOptions {
   /** More paths to redact (pino's `redact` syntax), added to the credential fields. */
-  redactPaths?: string[];
+  redactPaths?: string[] | undefined;
 }
 
 /**

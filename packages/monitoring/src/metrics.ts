@@ -20,11 +20,11 @@ const byRegistry = new WeakMap<Registry, RequestMetrics>();
 
 export interface MetricsMiddlewareOptions {
   /** Where the metrics live; default `metricsRegistry`. */
-  registry?: Registry;
+  registry?: Registry | undefined;
   /** Histogram buckets in seconds. */
-  buckets?: number[];
+  buckets?: number[] | undefined;
   /** Also collect prom-client's default process metrics in the registry; default true. */
-  defaultMetrics?: boolean;
+  defaultMetrics?: boolean | undefined;
 }
 
 function metricsFor(registry: Registry, buckets: number[], defaultMetrics: boolean): RequestMetrics {
@@ -148,9 +148,9 @@ function askPrimary(timeoutMs: number): Promise<{ text: string; contentType: str
 
 export interface MetricsEndpointOptions {
   /** Default `/metrics`. */
-  path?: string;
+  path?: string | undefined;
   /** Default `metricsRegistry`. */
-  registry?: Registry;
+  registry?: Registry | undefined;
 }
 
 /**

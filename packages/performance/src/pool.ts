@@ -20,13 +20,13 @@ export interface PooledConnection {
 
 export interface PoolOptions {
   /** Connections kept open, from construction on and after losses; default 1. */
-  minSize?: number;
+  minSize?: number | undefined;
   /** Connections never exceeded; default 10. */
-  maxSize?: number;
+  maxSize?: number | undefined;
   /** Seconds a caller waits for a connection before a `PoolTimeoutError` (a 503); default 10. */
-  acquireTimeout?: number;
+  acquireTimeout?: number | undefined;
   /** Seconds an idle connection above `minSize` is kept; default 30. */
-  idleTimeout?: number;
+  idleTimeout?: number | undefined;
 }
 
 export interface PoolStats {

@@ -77,4 +77,78 @@ describe('batchProcess', () => {
     const load = batchProcess({ maxBatchSize: 5 })((xs: string[]) => xs.map((x) => x.toUpperCase()));
     expect(await Promise.all([load('a'), load('b')])).toEqual(['A', 'B']);
   });
+
+  it('dedupes equal number keys within one batch; every caller gets its result', async () => {
+    const batches: number[][] = [];
+    const load = batchProcess({ maxBatchSize: 10 }, async (ids: number[]) => {
+      batches.push(ids);
+      return ids.map((id) => ({ id, name: `author ${id}` }));
+    });
+    const results = await Promise.all([load(1), load(1), load(2), load(2), load(1)]);
+    expect(batches).toEqual([[1, 2]]);
+    expect(results.map((r) => r.id)).toEqual([1, 1, 2, 2, 1]);
+    expect(results[0]).toBe(results[1]);
+  });
+
+  it('maxBatchSize counts distinct keys', async () => {
+    const batches: number[][] = [];
+    const load = batchProcess({ maxBatchSize: 2, maxWaitTime: 5 }, (ids: number[]) => {
+      batches.push(ids);
+      return ids;
+    });
+    await Promise.all([load(1), load(1), load(1), load(2), load(3), load(3), load(4)]);
+    expect(batches).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+  });
+
+  it('dedupes object keys by cacheKey; without it distinct objects stay distinct', async () => {
+    const batches: { id: number }[][] = [];
+    const fn = (keys: { id: number }[]) => {
+      batches.push(keys);
+      return keys.map((k) => k.id * 10);
+    };
+    const byId = batchProcess({ cacheKey: (k: { id: number }) => k.id }, fn);
+    expect(await Promise.all([byId({ id: 1 }), byId({ id: 1 }), byId({ id: 2 })])).toEqual([10, 10, 20]);
+    expect(batches).toEqual([[{ id: 1 }, { id: 2 }]]);
+    batches.length = 0;
+    const byIdentity = batchProcess({}, fn);
+    await Promise.all([byIdentity({ id: 1 }), byIdentity({ id: 1 })]);
+    expect(batches[0]).toHaveLength(2);
+    batches.length = 0;
+    const curried = batchProcess({ cacheKey: (k: { id: number }) => k.id })(fn);
+    await Promise.all([curried({ id: 3 }), curried({ id: 3 })]);
+    expect(batches).toEqual([[{ id: 3 }]]);
+  });
+
+  it('caches nothing across batches', async () => {
+    let calls = 0;
+    const load = batchProcess({}, (ids: number[]) => {
+      calls++;
+      return ids.map((id) => `${id}#${calls}`);
+    });
+    expect(await load(1)).toBe('1#1');
+    expect(await load(1)).toBe('1#2');
+  });
+
+  it('a per-key Error rejects every caller of that key and no other', async () => {
+    const load = batchProcess({}, (ids: number[]) => ids.map((id) => (id === 2 ? new Error(`no user ${id}`) : id)));
+    const outcomes = await Promise.allSettled([load(2), load(1), load(2), load(3)]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled', 'rejected', 'fulfilled']);
+  });
+
+  it('a throwing cacheKey rejects its caller alone', async () => {
+    const load = batchProcess(
+      {
+        cacheKey: (k: { id: number }) => {
+          if (k.id < 0) throw new Error('bad key');
+          return k.id;
+        },
+      },
+      (keys: { id: number }[]) => keys.map((k) => k.id),
+    );
+    const outcomes = await Promise.allSettled([load({ id: -1 }), load({ id: 1 })]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled']);
+  });
 });

@@ -12,34 +12,34 @@ import { Plugin } from './plugin.js';
 
 export interface LoggingPluginOptions {
   /** Adds the request body (as text) to each request line. Default false. */
-  logRequestBody?: boolean;
+  logRequestBody?: boolean | undefined;
   /** Adds the response body (as text) to each response line. Default false. */
-  logResponseBody?: boolean;
+  logResponseBody?: boolean | undefined;
   /**
    * Least severe level written: `TRACE`, `DEBUG`, `INFO`, `WARNING` (or `WARN`), `ERROR`,
    * `CRITICAL` (or `FATAL`), any case. Default `INFO`.
    */
-  logLevel?: string;
+  logLevel?: string | undefined;
   /**
    * `'json'` (default): one JSON object per line. Anything else is a text template whose `{field}`
    * placeholders (or Python-style `%(field)s`) are filled from the line, e.g.
    * `'{time} {level} {method} {path} {status} {duration}ms'`; `'text'` is that template.
    */
-  logFormat?: string;
+  logFormat?: string | undefined;
   /** Writes to stdout. Default true. */
-  logToConsole?: boolean;
+  logToConsole?: boolean | undefined;
   /** Writes to `logFile`. Default true when `logFile` is given, else false. */
-  logToFile?: boolean;
+  logToFile?: boolean | undefined;
   /** File to append to (created with its directory if missing). Default `fnapi.log` when `logToFile`. */
-  logFile?: string;
+  logFile?: string | undefined;
   /** Another destination to write to (anything with `write(line)`), e.g. for tests. */
-  stream?: DestinationStream;
+  stream?: DestinationStream | undefined;
   /** Bodies longer than this many characters are cut. Default 10 000. */
-  maxBodyLength?: number;
+  maxBodyLength?: number | undefined;
   /** More header names whose values are replaced by `[REDACTED]`. */
-  redactHeaders?: readonly string[];
+  redactHeaders?: readonly string[] | undefined;
   /** More query parameter names whose values are replaced by `[REDACTED]`. */
-  redactQueryParams?: readonly string[];
+  redactQueryParams?: readonly string[] | undefined;
 }
 
 export const DEFAULT_TEXT_FORMAT = '{time} {level} {method} {path} {status} {duration}ms';

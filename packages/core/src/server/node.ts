@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tooLarge } from '../wire/collect-body.js';
@@ -10,6 +9,7 @@ import type { Runtime } from '../runtime-contract.js';
 import { startOrRefuse, withoutBody } from '../wire/answer.js';
 import { serialize } from '../wire/serialize.js';
 import { writeChunks } from '../wire/stream-writer.js';
+import { listen } from './listen.js';
 
 // Taken from the built-in registry rather than imported: a bundler hoists a static import of a
 // built-in to the top of a single-file bundle, so serverless functions that never start a server
@@ -296,8 +296,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
 
   app.emit('server_starting', {});
   if (!startupPerRequest) await app.startup();
-  server.listen(port, host);
-  await once(server, 'listening');
+  await listen(server, port, host);
   const address = server.address() as AddressInfo;
   const boundHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${boundHost === '0.0.0.0' ? '127.0.0.1' : boundHost === '[::]' ? '[::1]' : boundHost}:${address.port}`;
