@@ -78,12 +78,14 @@ describe('CacheMiddleware', () => {
     expect(calls.items).toBe(2);
   });
 
-  it('expires on the real clock with a 1 s ttl', async () => {
-    const { app, calls } = countingApp(new CacheMiddleware({ ttl: 1 }));
+  it('expires a 1 s ttl once the second has passed, by the injected clock', async () => {
+    const clock = manualClock();
+    const { app, calls } = countingApp(new CacheMiddleware({ ttl: 1, now: clock.now }));
     client = await TestClient.start(app);
     expect((await client.get('/items')).headers['x-cache']).toBe('MISS');
+    clock.advance(0.999);
     expect((await client.get('/items')).headers['x-cache']).toBe('HIT');
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    clock.advance(0.002);
     expect((await client.get('/items')).headers['x-cache']).toBe('MISS');
     expect(calls.items).toBe(2);
   });

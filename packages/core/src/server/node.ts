@@ -5,7 +5,7 @@ import { BadRequestError, problemDetails } from '../errors.js';
 import { PROBLEM_JSON, reasonOverride, reasonPhrase } from '../http.js';
 import { Request } from '../request.js';
 import type { Runtime } from '../runtime-contract.js';
-import { startOrRefuse } from '../wire/answer.js';
+import { startOrRefuse, withoutBody } from '../wire/answer.js';
 import { serialize } from '../wire/serialize.js';
 import { writeChunks } from '../wire/stream-writer.js';
 import { listen } from './listen.js';
@@ -160,7 +160,8 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
   };
 
   const write = (res: ServerResponse, request: NodeRequest, response: Parameters<typeof serialize>[0]) => {
-    const out = serialize(response, context);
+    let out = serialize(response, context);
+    if (request.method === 'HEAD') out = withoutBody(out);
     if (request.bodyRefused || draining) out.headers.push('connection', 'close');
     try {
       const reason = reasonOverride(out.status);
@@ -173,7 +174,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       finished();
       return;
     }
-    if (out.stream !== undefined && request.method !== 'HEAD') {
+    if (out.stream !== undefined) {
       writeChunks(res, out.stream).then(
         () => {
           if (!res.destroyed) res.end();
@@ -187,7 +188,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       );
       return;
     }
-    res.end(request.method === 'HEAD' ? undefined : (out.body ?? undefined));
+    res.end(out.body ?? undefined);
     finished();
   };
 

@@ -10,8 +10,16 @@ import { TestClient } from '@fnapi/core/testing';
 import { chromiumAvailable, isLoopbackUrl, launchChromium } from '@fnapi/test-support';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp as createExampleApp } from '../../../examples/basic/src/app.js';
-import { type Doc, operationKeys } from './support/openapi.js';
+import { createApp as createExampleApp } from '../src/app.js';
+
+type Doc = { paths: Record<string, Record<string, { summary?: string; operationId?: string }>> };
+
+/** `METHOD path` of every operation in the document, sorted. */
+function operationKeys(doc: Doc): string[] {
+  return Object.entries(doc.paths)
+    .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
+    .sort();
+}
 
 const available = chromiumAvailable('the docs pages of the example app');
 
