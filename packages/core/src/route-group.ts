@@ -1,4 +1,4 @@
-import type { InferInput, ParamsShape, z } from '@fnapi/validation';
+import type { InferInput, ParamsShape } from '@fnapi/validation';
 import {
   decoratedEndpoints,
   defineEndpoint,

@@ -329,6 +329,19 @@ describe('form()', () => {
   });
 });
 
+describe('the document', () => {
+  it('lists the statuses of a form body in the words of forms', () => {
+    const { app } = avatarApp();
+    const doc = app.openapi() as { paths: Record<string, { post: { responses: Record<string, { description: string }> } }> };
+    const responses = doc.paths['/users/{user_id}/avatar']!.post.responses;
+    expect(responses['400']!.description).toBe('Malformed form body');
+    expect(responses['415']!.description).toBe('Request body is not multipart/form-data');
+    expect(Object.keys(responses)).toEqual(expect.arrayContaining(['200', '400', '404', '413', '415', '422']));
+    const login = doc.paths['/login']!.post.responses;
+    expect(login['415']!.description).toBe('Request body is not application/x-www-form-urlencoded or multipart/form-data');
+  });
+});
+
 describe('a client that goes away mid-upload', () => {
   it('leaves no temporary file and never calls the handler', async () => {
     const { app, seen } = avatarApp();

@@ -3,7 +3,7 @@
  * lists the endpoints, an entry without an API gets an error naming what it found, and `dev` serves
  * an edit within 2 s.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { type AddressInfo, createServer } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -57,8 +57,6 @@ describe('stream items in the document', () => {
       'text/event-stream': { itemSchema: { $ref: '#/components/schemas/Tick' } },
     });
     expect(doc.paths['/export'].get.responses['200'].content['application/jsonl'].itemSchema).toMatchObject({ type: 'object' });
-    // The rest of the operation is documented as usual.
-    expect(doc.paths['/ticks'].get.responses['422']).toBeDefined();
     const output = await validate32('https://spec.openapis.org/oas/3.2/schema-base', doc, 'BASIC');
     expect(output.valid ? [] : output.errors).toEqual([]);
   });
