@@ -20,7 +20,11 @@ export function renderResponses(op: OperationDescription, http: HttpFacts, conve
       status: op.statusCode,
       description: http.reasonPhrase(op.statusCode),
       ...(http.statusHasBody(op.statusCode)
-        ? { content: op.stream ? { mediaType: op.stream.mediaType, schema: op.stream.item } : { mediaType: http.jsonMediaType, schema: op.response } }
+        ? {
+            content: op.stream
+              ? { mediaType: op.stream.mediaType, schema: op.stream.item }
+              : { mediaType: http.jsonMediaType, schema: op.response },
+          }
         : {}),
     },
   ];
