@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import { Busboy, type BusboyFileStream, type BusboyInstance } from '@fastify/busboy';
 import type { FormField, FormPlan, UploadedFile, ValidationIssue } from '@fnapi/validation';
-import { fileTypeFromBuffer } from 'file-type';
 import { BadRequestError, type HTTPError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
 import type { Request } from '../request.js';
 import { REQUEST_INTERNALS } from '../request-internals.js';
@@ -230,9 +229,13 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
   });
 }
 
+// file-type takes about 70 ms to import: loaded on the first file whose type is checked, not with the app.
+let fileTypeModule: Promise<typeof import('file-type')> | undefined;
+const fileType = () => (fileTypeModule ??= import('file-type'));
+
 /** The type by content; a declared text type when the content has no magic bytes; else octet-stream. */
 async function detectType(head: Buffer, declared: string): Promise<string> {
-  const found = head.byteLength === 0 ? undefined : await fileTypeFromBuffer(head);
+  const found = head.byteLength === 0 ? undefined : await (await fileType()).fileTypeFromBuffer(head);
   if (found !== undefined) return found.mime;
   const type = mediaTypeOf(declared);
   // Text types carry no magic bytes: the declared one is believed only for them.
