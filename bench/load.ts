@@ -17,6 +17,12 @@ export interface LoadResult {
   rps: number;
   p50: number;
   p99: number;
+  /** Mean latency, ms. */
+  latencyAvg: number;
+  /** Mean bytes per second received (headers and bodies). */
+  throughput: number;
+  /** Bytes received over the measured run. */
+  bytes: number;
   total: number;
   errors: number;
   timeouts: number;
@@ -52,6 +58,9 @@ const out: LoadResult = {
   rps: r.requests.average,
   p50: r.latency.p50,
   p99: r.latency.p99,
+  latencyAvg: r.latency.average,
+  throughput: r.throughput.average,
+  bytes: r.throughput.total,
   total: r.requests.total,
   errors: r.errors,
   timeouts: r.timeouts,

@@ -3,34 +3,59 @@
 //
 //   pnpm bench                      full run (from the repository root: builds first)
 //   pnpm --filter @fnapi/bench bench -- --quick
+//   pnpm bench --format fastify-benchmarks
 //   tsx run.ts --help
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { isDeepStrictEqual, parseArgs } from 'node:util';
-import type { LoadJob, LoadResult } from './load.ts';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  type Check,
+  checkServer,
+  configure,
+  cpuModel,
+  fmtInt,
+  fmtMs,
+  fmtPct,
+  fmtRatio,
+  here,
+  killAll,
+  median,
+  type RunningServer,
+  runLoad,
+  type Sample,
+  type ServerSpec,
+  startServer,
+  stopServer,
+  table,
+  versionOf,
+} from './harness.js';
+import { replaceSection } from './report.js';
 import { publicItems } from './servers/catalogue.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
 
 // ---------------------------------------------------------------------------------------------
 // Settings
 
 const HELP = `Usage: tsx run.ts [options]
 
+  --format <name>        default: the four endpoints below against six servers;
+                         fastify-benchmarks: the fastify/benchmarks suite's endpoint and settings
+                         (GET / → {"hello":"world"}, -c 100 -p 10 -d 40, warm-up as long as the
+                         measured run, 1 round) against its five servers     (BENCH_FORMAT)
   --quick                short smoke run (1 s warm-up, 1 s measured, 1 round); also BENCH_QUICK=1
-  --duration <s>         measured seconds per run            (default 5, BENCH_DURATION)
-  --warmup <s>           warm-up seconds before each run     (default 2, quick 1, BENCH_WARMUP)
-  --rounds <n>           rounds over all servers             (default 3, BENCH_ROUNDS)
-  --connections <n>      autocannon connections              (default 50, BENCH_CONNECTIONS)
-  --pipelining <n>       autocannon pipelining               (default 1, BENCH_PIPELINING)
+  --duration <s>         measured seconds per run            (default 5; fastify-benchmarks 40; BENCH_DURATION)
+  --warmup <s>           warm-up seconds before each run     (default 2, quick 1; fastify-benchmarks:
+                         the measured duration; BENCH_WARMUP)
+  --rounds <n>           rounds over all servers             (default 3; fastify-benchmarks 1; BENCH_ROUNDS)
+  --connections <n>      autocannon connections              (default 50; fastify-benchmarks 100; BENCH_CONNECTIONS)
+  --pipelining <n>       autocannon pipelining               (default 1; fastify-benchmarks 10; BENCH_PIPELINING)
   --frameworks <list>    comma-separated subset of: raw,fnapi,fnapi-default,fastify,hono,express
+                         (fastify-benchmarks: raw,fnapi,fastify,hono,express)
   --endpoints <list>     comma-separated subset of: hello,posts,create,list
   --source               run fnapi from its TypeScript sources instead of the built dist
   --no-pin               do not pin processes to CPUs even where taskset exists
-  --check-only           only run the correctness checks
+  --check-only           only run the correctness checks (without --format or --frameworks: every
+                         server of both formats)
   --out <file>           where to write the report (default bench/RESULTS.md); --no-write to skip
 `;
 
@@ -42,6 +67,7 @@ function parse() {
     return parseArgs({
       args: argv,
       options: {
+        format: { type: 'string' },
         quick: { type: 'boolean', default: false },
         duration: { type: 'string' },
         warmup: { type: 'string' },
@@ -83,24 +109,30 @@ function num(flag: string | undefined, env: string, fallback: number, min: numbe
   return n;
 }
 
+const FORMATS = ['default', 'fastify-benchmarks'];
+const formatGiven = args.format ?? process.env.BENCH_FORMAT;
+const format = formatGiven || 'default';
+if (!FORMATS.includes(format)) {
+  process.stderr.write(`unknown format: ${format} (known: ${FORMATS.join(', ')})\n`);
+  process.exit(2);
+}
+/** The fastify/benchmarks suite's settings: `autocannon -c 100 -d 40 -p 10`, one warm-up run as long as the measured one. */
+const fb = format === 'fastify-benchmarks';
+
+const duration = num(args.duration, 'BENCH_DURATION', quick ? 1 : fb ? 40 : 5, 1);
 const settings = {
-  duration: num(args.duration, 'BENCH_DURATION', quick ? 1 : 5, 1),
-  warmup: num(args.warmup, 'BENCH_WARMUP', quick ? 1 : 2, 0),
-  rounds: Math.floor(num(args.rounds, 'BENCH_ROUNDS', quick ? 1 : 3, 1)),
-  connections: Math.floor(num(args.connections, 'BENCH_CONNECTIONS', 50, 1)),
-  pipelining: Math.floor(num(args.pipelining, 'BENCH_PIPELINING', 1, 1)),
+  duration,
+  warmup: num(args.warmup, 'BENCH_WARMUP', fb ? duration : quick ? 1 : 2, 0),
+  rounds: Math.floor(num(args.rounds, 'BENCH_ROUNDS', quick || fb ? 1 : 3, 1)),
+  connections: Math.floor(num(args.connections, 'BENCH_CONNECTIONS', fb ? 100 : 50, 1)),
+  pipelining: Math.floor(num(args.pipelining, 'BENCH_PIPELINING', fb ? 10 : 1, 1)),
 };
+const { pin } = configure({ noPin: args['no-pin'], source: args.source });
 
 // ---------------------------------------------------------------------------------------------
 // Frameworks and endpoints
 
-interface Framework {
-  name: string;
-  label: string;
-  file: string;
-  /** Packages whose versions go into the report (read from their package.json). */
-  packages: string[];
-}
+type Framework = ServerSpec;
 
 const FRAMEWORKS: Framework[] = [
   { name: 'raw', label: 'node:http (raw)', file: 'servers/raw.ts', packages: [] },
@@ -149,227 +181,23 @@ function pick<T extends { name: string }>(all: T[], list: string | undefined, wh
   return all.filter((x) => names.includes(x.name));
 }
 
-const frameworks = pick(FRAMEWORKS, args.frameworks ?? process.env.BENCH_FRAMEWORKS, 'framework');
-const endpoints = pick(ENDPOINTS, args.endpoints ?? process.env.BENCH_ENDPOINTS, 'endpoint');
+// The fastify/benchmarks format: its single endpoint, each server as that suite writes it
+// (github.com/fastify/benchmarks, benchmarks/*.cjs and *.mjs), fnapi with default options.
+const FB_FRAMEWORKS: Framework[] = [
+  { name: 'raw', label: 'node:http', file: 'servers/fastify-benchmarks/raw.ts', packages: [] },
+  { name: 'fnapi', label: 'fnapi (defaults)', file: 'servers/fastify-benchmarks/fnapi.ts', packages: ['@fnapi/core'] },
+  { name: 'fastify', label: 'Fastify', file: 'servers/fastify-benchmarks/fastify.ts', packages: ['fastify'] },
+  { name: 'hono', label: 'Hono', file: 'servers/fastify-benchmarks/hono.ts', packages: ['hono', '@hono/node-server'] },
+  { name: 'express', label: 'Express', file: 'servers/fastify-benchmarks/express.ts', packages: ['express'] },
+];
+const FB_ENDPOINTS: Endpoint[] = [{ name: 'root', label: 'GET /', method: 'GET', path: '/' }];
 
-// ---------------------------------------------------------------------------------------------
-// Processes
-
-const pin =
-  !args['no-pin'] &&
-  process.platform === 'linux' &&
-  cpus().length >= 2 &&
-  spawnSync('taskset', ['-c', '0,1', 'true'], { stdio: 'ignore' }).status === 0;
-
-/** node (+ tsx) command line, optionally behind `taskset -c <cpu>`. */
-function command(cpu: number, script: string, scriptArgs: string[] = []): [string, string[]] {
-  const nodeArgs = ['--import', 'tsx'];
-  if (args.source) nodeArgs.push('--conditions=@fnapi/source');
-  const argv = [...nodeArgs, join(here, script), ...scriptArgs];
-  return pin ? ['taskset', ['-c', String(cpu), process.execPath, ...argv]] : [process.execPath, argv];
-}
-
-interface RunningServer {
-  fw: Framework;
-  child: ChildProcess;
-  port: number;
-  base: string;
-  stderr: () => string;
-}
-
-const children = new Set<ChildProcess>();
-
-function killAll(): void {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-}
-process.on('exit', killAll);
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    killAll();
-    process.exit(130);
-  });
-}
-
-function startServer(fw: Framework): Promise<RunningServer> {
-  const [cmd, argv] = command(1, fw.file);
-  const child = spawn(cmd, argv, {
-    cwd: here,
-    env: { ...process.env, NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  child.on('exit', () => children.delete(child));
-  let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-    err = (err + d).slice(-4000);
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${fw.name}: no port announced within 30 s\n${err}`));
-    }, 30_000);
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const nl = out.indexOf('\n');
-      if (nl === -1) return;
-      clearTimeout(timer);
-      try {
-        const { port } = JSON.parse(out.slice(0, nl)) as { port: number };
-        if (!Number.isInteger(port) || port <= 0) throw new Error(`bad port ${port}`);
-        resolve({ fw, child, port, base: `http://127.0.0.1:${port}`, stderr: () => err });
-      } catch (e) {
-        child.kill('SIGKILL');
-        reject(new Error(`${fw.name}: unexpected first line ${JSON.stringify(out.slice(0, nl))} (${String(e)})`));
-      }
-    });
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${fw.name}: exited before listening (code ${code}, signal ${signal})\n${err}`));
-    });
-  });
-}
-
-function stopServer(s: RunningServer): Promise<void> {
-  return new Promise((resolve) => {
-    if (s.child.exitCode !== null || s.child.signalCode !== null) return resolve();
-    const force = setTimeout(() => s.child.kill('SIGKILL'), 3000);
-    s.child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
-    });
-    s.child.kill('SIGTERM');
-  });
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc; undefined elsewhere. */
-function cpuSeconds(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, USER_HZ = 100
-  } catch {
-    return undefined;
-  }
-}
-
-interface Sample extends LoadResult {
-  /** CPU used by the server during the measured run, as a share of one core. */
-  serverCpu: number;
-  /** Server CPU time per request served during the measured run, in microseconds. */
-  cpuPerRequest: number;
-  /** CPU used by everything else on the machine meanwhile (other processes), in cores. */
-  otherCpu: number;
-  /** Highest resident set size of the server during the measured run, in bytes. */
-  peakRss: number;
-}
-
-/** Resident set size of a process in bytes, from /proc (undefined elsewhere). */
-function rssBytes(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb === undefined ? undefined : Number(kb) * 1024;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Runs load.ts (warm-up, then the measured run) against one endpoint. `serverPid` is sampled
- * from /proc when the measured part starts and when it ends, to report the server's CPU use.
- */
-/** Busy CPU seconds of the whole machine so far (all cores), from /proc/stat; undefined elsewhere. */
-function machineBusySeconds(): number | undefined {
-  try {
-    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
-    const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
-    return (user! + nice! + system! + irq! + softirq! + (steal ?? 0)) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
-function runLoad(job: LoadJob, serverPid: number | undefined): Promise<Sample> {
-  const [cmd, argv] = command(0, 'load.ts', [JSON.stringify(job)]);
-  const child = spawn(cmd, argv, { cwd: here, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let out = '';
-  let err = '';
-  let measureStart: { cpu: number | undefined; busy: number | undefined; t: bigint } | undefined;
-  let serverCpu = NaN;
-  let serverCpuSeconds = NaN;
-  let machineCpu = NaN;
-  let peakRss = NaN;
-  let rssTimer: NodeJS.Timeout | undefined;
-  const sampleRss = () => {
-    const rss = rssBytes(serverPid);
-    if (rss !== undefined) peakRss = Number.isNaN(peakRss) ? rss : Math.max(peakRss, rss);
-  };
-  let result = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-    out += d;
-    for (;;) {
-      const nl = out.indexOf('\n');
-      if (nl === -1) break;
-      const line = out.slice(0, nl);
-      out = out.slice(nl + 1);
-      if (line === 'measure') {
-        measureStart = { cpu: cpuSeconds(serverPid), busy: machineBusySeconds(), t: process.hrtime.bigint() };
-        sampleRss();
-        rssTimer = setInterval(sampleRss, 250);
-      } else if (line.startsWith('{') && measureStart) {
-        const cpu = cpuSeconds(serverPid);
-        const busy = machineBusySeconds();
-        clearInterval(rssTimer);
-        sampleRss();
-        const wall = Number(process.hrtime.bigint() - measureStart.t) / 1e9;
-        if (measureStart.cpu !== undefined && cpu !== undefined) {
-          serverCpuSeconds = cpu - measureStart.cpu;
-          serverCpu = serverCpuSeconds / wall;
-        }
-        if (measureStart.busy !== undefined && busy !== undefined) machineCpu = (busy - measureStart.busy) / wall;
-        result = line;
-      }
-    }
-  });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const limit = setTimeout(() => child.kill('SIGKILL'), (job.warmup + job.duration) * 2000 + 30_000);
-  return new Promise((resolve, reject) => {
-    child.on('exit', (code) => {
-      clearTimeout(limit);
-      clearInterval(rssTimer);
-      children.delete(child);
-      try {
-        if (code !== 0) throw new Error(`exit code ${code}`);
-        const r = JSON.parse(result) as LoadResult;
-        resolve({
-          ...r,
-          serverCpu,
-          cpuPerRequest: (serverCpuSeconds / r.total) * 1e6,
-          otherCpu: Math.max(0, machineCpu - serverCpu - r.cpu),
-          peakRss,
-        });
-      } catch (e) {
-        reject(new Error(`load generator failed (${String(e)}): ${err || out}`));
-      }
-    });
-  });
-}
+const frameworkList = args.frameworks ?? process.env.BENCH_FRAMEWORKS;
+const frameworks = pick(fb ? FB_FRAMEWORKS : FRAMEWORKS, frameworkList, 'framework');
+const endpoints = pick(fb ? FB_ENDPOINTS : ENDPOINTS, args.endpoints ?? process.env.BENCH_ENDPOINTS, 'endpoint');
 
 // ---------------------------------------------------------------------------------------------
 // Correctness
-
-interface Check {
-  what: string;
-  method: 'GET' | 'POST';
-  path: string;
-  body?: unknown;
-  /** Exact status, or 'client-error' for any 4xx. */
-  status: number | 'client-error';
-  json?: unknown;
-}
 
 const CHECKS: Check[] = [
   { what: 'hello', method: 'GET', path: '/hello', status: 200, json: { message: 'hello' } },
@@ -421,85 +249,7 @@ const CHECKS: Check[] = [
   },
 ];
 
-async function checkServer(s: RunningServer): Promise<string[]> {
-  const problems: string[] = [];
-  for (const c of CHECKS) {
-    const label = `${c.what} (${c.method} ${c.path})`;
-    try {
-      const res = await fetch(s.base + c.path, {
-        method: c.method,
-        headers: c.body === undefined ? {} : JSON_HEADERS,
-        body: c.body === undefined ? undefined : JSON.stringify(c.body),
-        signal: AbortSignal.timeout(5000),
-      });
-      const text = await res.text();
-      const ok = c.status === 'client-error' ? res.status >= 400 && res.status < 500 : res.status === c.status;
-      if (!ok) {
-        problems.push(`${label}: status ${res.status}, expected ${c.status}; body ${text.slice(0, 300)}`);
-        continue;
-      }
-      if (c.json === undefined) continue;
-      const type = res.headers.get('content-type') ?? '';
-      if (!type.includes('application/json')) problems.push(`${label}: content-type ${JSON.stringify(type)}`);
-      let got: unknown;
-      try {
-        got = JSON.parse(text);
-      } catch {
-        problems.push(`${label}: body is not JSON: ${text.slice(0, 300)}`);
-        continue;
-      }
-      if (!isDeepStrictEqual(got, c.json)) {
-        problems.push(`${label}: body ${text.slice(0, 300)}, expected ${JSON.stringify(c.json)}`);
-      }
-    } catch (e) {
-      problems.push(`${label}: request failed: ${String(e)}`);
-    }
-  }
-  return problems;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Reporting helpers
-
-function median(xs: number[]): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
-
-function versionOf(pkg: string): string {
-  for (const base of [join(here, 'node_modules'), join(here, '..', 'node_modules')]) {
-    const file = join(base, pkg, 'package.json');
-    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
-  }
-  return '?';
-}
-
-function cpuModel(): string {
-  try {
-    const line = readFileSync('/proc/cpuinfo', 'utf8')
-      .split('\n')
-      .find((l) => l.startsWith('model name'));
-    if (line) return line.split(':')[1]!.trim();
-  } catch {
-    // not Linux
-  }
-  return cpus()[0]?.model ?? 'unknown';
-}
-
-function table(header: string[], rows: string[][], align: ('l' | 'r')[]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const cell = (s: string, i: number) => (align[i] === 'r' ? s.padStart(widths[i]!) : s.padEnd(widths[i]!));
-  const line = (r: string[]) => `| ${r.map(cell).join(' | ')} |`;
-  const rule = `|${widths.map((w, i) => (align[i] === 'r' ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
-  return [line(header), rule, ...rows.map(line)].join('\n');
-}
-
-const fmtInt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '—');
-const fmtMs = (n: number) => (Number.isFinite(n) ? n.toFixed(n < 10 ? 2 : 1) : '—');
-const fmtRatio = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '—');
-const fmtPct = (n: number) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : '—');
+const FB_CHECKS: Check[] = [{ what: 'hello world', method: 'GET', path: '/', status: 200, json: { hello: 'world' } }];
 
 /**
  * The goals fnapi (defaults) is held to, checked on this run's medians: per endpoint at or above
@@ -552,6 +302,101 @@ function keptSections(file: string, fresh: string): string {
   return kept.length === 0 ? '' : `\n${kept.map((part) => part.trimEnd()).join('\n\n')}\n`;
 }
 
+/** The fastify/benchmarks format's table, printed and written as its own section of RESULTS.md. */
+function fastifyBenchmarksReport(
+  rows: {
+    fw: Framework;
+    rps: number;
+    min: number;
+    max: number;
+    p99: number;
+    latencyAvg: number;
+    throughput: number;
+    loadCpu: number;
+    otherCpu: number;
+    cpuPerRequest: number;
+    bad: number;
+  }[],
+  started: Date,
+): number {
+  const raw = rows.find((r) => r.fw.name === 'raw');
+  const fastify = rows.find((r) => r.fw.name === 'fastify');
+  const several = settings.rounds > 1;
+  const body = table(
+    [
+      'server',
+      several ? 'req/s (median)' : 'req/s',
+      ...(several ? ['min–max req/s'] : []),
+      'latency avg ms',
+      'p99 ms',
+      'throughput MiB/s',
+      '× node:http',
+      '× Fastify',
+      'CPU µs/req',
+      'errors',
+    ],
+    [...rows]
+      .sort((a, b) => b.rps - a.rps)
+      .map((r) => [
+        r.fw.label,
+        fmtInt(r.rps),
+        ...(several ? [`${fmtInt(r.min)}–${fmtInt(r.max)}`] : []),
+        fmtMs(r.latencyAvg),
+        fmtMs(r.p99),
+        (r.throughput / 1024 / 1024).toFixed(2),
+        fmtRatio(r.rps / (raw?.rps ?? NaN)),
+        fmtRatio(r.rps / (fastify?.rps ?? NaN)),
+        fmtMs(r.cpuPerRequest),
+        String(r.bad),
+      ]),
+    ['l', 'r', ...(several ? (['r'] as const) : []), 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+  );
+  const loadCpu = median(rows.map((r) => r.loadCpu));
+  const otherCpu = median(rows.map((r) => r.otherCpu));
+  const saturated = rows.some((r) => r.loadCpu > 0.95);
+  const notes = [
+    `Load generator: ${fmtPct(loadCpu)} of a core (median over the runs); other processes on the machine: ${fmtPct(otherCpu)}.`,
+    saturated
+      ? 'autocannon was CPU-bound in some runs: the fastest servers may be faster than measured, and their ratios are compressed toward 1.'
+      : '',
+    rows.some((r) => r.bad > 0) ? 'Some runs had errors, timeouts or non-2xx responses (see the errors column).' : '',
+  ].filter(Boolean);
+  process.stdout.write(`\n${body}\n\n${notes.join('\n')}\n`);
+  if (args['no-write']) return 0;
+
+  const versions = new Map<string, string>();
+  for (const r of rows) for (const p of r.fw.packages) versions.set(p, versionOf(p));
+  versions.set('autocannon', versionOf('autocannon'));
+  const nCpu = cpus().length;
+  const section = `## fastify-benchmarks format
+
+The settings of the public [fastify/benchmarks](https://github.com/fastify/benchmarks) suite, run by
+\`pnpm bench --format fastify-benchmarks\` (bench/run.ts) on ${started.toISOString().replace(/\.\d+Z$/, 'Z')}${quick || settings.duration < 40 ? ` — **shortened run (${settings.duration} s)**, not a measurement to quote` : ''}:
+its single endpoint (\`GET /\` answering \`{"hello":"world"}\`), each server written as that suite writes it
+(\`bench/servers/fastify-benchmarks/\`: node:http serialising per request, Fastify with a response schema,
+Hono on \`@hono/node-server\`, Express without ETag and X-Powered-By) and fnapi with default options.
+autocannon \`-c ${settings.connections} -p ${settings.pipelining} -d ${settings.duration}\`, after a warm-up run of ${settings.warmup} s
+on the same freshly started server (the suite warms with a full run); ${settings.rounds} round(s)${several ? ', servers interleaved, medians' : ''}.
+Throughput is MiB/s received, as the suite's table gives it ("Throughput/Mb"); CPU µs/req is the
+server's CPU time per request (from /proc), steadier than req/s on a shared machine.
+
+${body}
+
+${notes.join('\n')}
+
+For comparison, the suite's published table (fastify/benchmarks README, run 2026-07-21 on GitHub
+Actions, 4 vCPUs, Node v24.18.0, one measured run per server): Fastify 0.98 of node-http's req/s
+(46,850 against 47,917), Hono 0.84 (40,188), Express 0.58 (27,794). fnapi is not in that suite.
+
+Machine: ${cpuModel()} (${nCpu} logical core${nCpu === 1 ? '' : 's'}), Node.js ${process.version}; ${pin ? 'server on CPU 1, autocannon on CPU 0 (taskset)' : 'not pinned'}.
+Versions: ${[...versions].map(([p, v]) => `${p} ${v}`).join(', ')}.
+`;
+  const out = args.out ?? join(here, 'RESULTS.md');
+  replaceSection(out, '## fastify-benchmarks format', section);
+  process.stdout.write(`\nwrote the "fastify-benchmarks format" section of ${out}\n`);
+  return 0;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Main
 
@@ -560,7 +405,7 @@ async function main(): Promise<number> {
   const runs = frameworks.length * endpoints.length * settings.rounds;
   const estimate = Math.ceil((runs * (settings.warmup + settings.duration + 1.5)) / 60);
   process.stdout.write(
-    `fnapi benchmark: ${frameworks.map((f) => f.name).join(', ')} × ${endpoints.map((e) => e.name).join(', ')}` +
+    `fnapi benchmark${fb ? ' (fastify-benchmarks format)' : ''}: ${frameworks.map((f) => f.name).join(', ')} × ${endpoints.map((e) => e.name).join(', ')}` +
       ` × ${settings.rounds} round(s); ${settings.warmup} s warm-up + ${settings.duration} s per run,` +
       ` ${settings.connections} connections, pipelining ${settings.pipelining}` +
       (pin ? '; server on CPU 1, load generator on CPU 0' : '; not pinned (no taskset or < 2 CPUs)') +
@@ -568,10 +413,20 @@ async function main(): Promise<number> {
       '\n',
   );
 
-  // Start every server once and check it before measuring anything.
+  // Start every server once and check it before measuring anything. The checks alone (CI) cover
+  // the servers of both formats unless a format or a subset was asked for.
+  const toCheck: { fw: Framework; checks: Check[]; measured: boolean }[] = frameworks.map((fw) => ({
+    fw,
+    checks: fb ? FB_CHECKS : CHECKS,
+    measured: true,
+  }));
+  if (args['check-only'] && !formatGiven && !frameworkList) {
+    for (const fw of FB_FRAMEWORKS)
+      toCheck.push({ fw: { ...fw, name: `fastify-benchmarks/${fw.name}` }, checks: FB_CHECKS, measured: false });
+  }
   const checked: Framework[] = [];
   let failed = false;
-  for (const fw of frameworks) {
+  for (const { fw, checks, measured } of toCheck) {
     let s: RunningServer;
     try {
       s = await startServer(fw);
@@ -583,7 +438,7 @@ async function main(): Promise<number> {
       failed = true;
       continue;
     }
-    const problems = await checkServer(s);
+    const problems = await checkServer(s, checks);
     await stopServer(s);
     if (problems.length > 0) {
       failed = true;
@@ -591,8 +446,8 @@ async function main(): Promise<number> {
       for (const p of problems) process.stderr.write(`    - ${p}\n`);
       if (s.stderr()) process.stderr.write(`  server stderr:\n${s.stderr()}\n`);
     } else {
-      checked.push(fw);
-      process.stdout.write(`✓ ${fw.name} answers all ${CHECKS.length} checks\n`);
+      if (measured) checked.push(fw);
+      process.stdout.write(`✓ ${fw.name} answers ${checks.length === 1 ? 'its check' : `all ${checks.length} checks`}\n`);
     }
   }
   if (failed) {
@@ -661,6 +516,8 @@ async function main(): Promise<number> {
     min: number;
     max: number;
     p99: number;
+    latencyAvg: number;
+    throughput: number;
     ratio: number;
     loadCpu: number;
     serverCpu: number;
@@ -679,6 +536,8 @@ async function main(): Promise<number> {
         min: Math.min(...list.map((x) => x.rps)),
         max: Math.max(...list.map((x) => x.rps)),
         p99: median(list.map((x) => x.p99)),
+        latencyAvg: median(list.map((x) => x.latencyAvg)),
+        throughput: median(list.map((x) => x.throughput)),
         loadCpu: median(list.map((x) => x.cpu)),
         serverCpu: median(list.map((x) => x.serverCpu)),
         otherCpu: median(list.map((x) => x.otherCpu)),
@@ -700,6 +559,7 @@ async function main(): Promise<number> {
       });
     }
   }
+  if (fb) return fastifyBenchmarksReport(rows, started);
 
   const detail = table(
     ['endpoint', 'framework', 'req/s (median)', 'min–max req/s', 'p99 ms', '× raw', 'CPU µs/req', 'peak RSS MB', 'errors'],

@@ -55,6 +55,7 @@ declare module 'express' {
   type Handler = (req: Request, res: Response, next: (err?: unknown) => void) => void;
   interface Express {
     use(handler: Handler): Express;
+    disable(setting: string): Express;
     get(path: string, handler: (req: Request, res: Response) => void): Express;
     post(path: string, handler: (req: Request, res: Response) => void): Express;
     listen(port: number, host: string, callback: () => void): Server;
