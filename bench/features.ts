@@ -265,7 +265,11 @@ async function main(): Promise<number> {
   );
   const otherCpu = median([...samples.values()].flat().map((s) => s.otherCpu));
   const loadCpu = median([...samples.values()].flat().map((s) => s.cpu));
-  const note = `Load generator ${fmtPct(loadCpu)} of a core, other processes ${fmtPct(otherCpu)} (medians over the runs).`;
+  const note =
+    `Load generator ${fmtPct(loadCpu)} of a core, other processes ${fmtPct(otherCpu)} (medians over the runs).` +
+    (otherCpu > 0.25
+      ? ' The machine was busy with other work: a starved server pays more per request (hello costs about 16 µs on a quiet one), so read the per-round ratios, and rerun when it is quiet.'
+      : '');
   process.stdout.write(`\n${body}\n\n${note}\n`);
   if (args['no-write']) return 0;
 

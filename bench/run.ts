@@ -333,6 +333,7 @@ function fastifyBenchmarksReport(
       '× node:http',
       '× Fastify',
       'CPU µs/req',
+      'CPU ÷ node:http',
       'errors',
     ],
     [...rows]
@@ -347,9 +348,10 @@ function fastifyBenchmarksReport(
         fmtRatio(r.rps / (raw?.rps ?? NaN)),
         fmtRatio(r.rps / (fastify?.rps ?? NaN)),
         fmtMs(r.cpuPerRequest),
+        fmtRatio(r.cpuPerRequest / (raw?.cpuPerRequest ?? NaN)),
         String(r.bad),
       ]),
-    ['l', 'r', ...(several ? (['r'] as const) : []), 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ['l', 'r', ...(several ? (['r'] as const) : []), 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
   );
   const loadCpu = median(rows.map((r) => r.loadCpu));
   const otherCpu = median(rows.map((r) => r.otherCpu));
@@ -358,6 +360,9 @@ function fastifyBenchmarksReport(
     `Load generator: ${fmtPct(loadCpu)} of a core (median over the runs); other processes on the machine: ${fmtPct(otherCpu)}.`,
     saturated
       ? 'autocannon was CPU-bound in some runs: the fastest servers may be faster than measured, and their ratios are compressed toward 1.'
+      : '',
+    rows.some((r) => r.otherCpu > 0.25)
+      ? 'Other processes used more than a quarter of a core during some runs: the machine was busy, expect noise in req/s (CPU µs/req suffers less).'
       : '',
     rows.some((r) => r.bad > 0) ? 'Some runs had errors, timeouts or non-2xx responses (see the errors column).' : '',
   ].filter(Boolean);
