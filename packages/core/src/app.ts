@@ -14,7 +14,8 @@ import { pathParamNames, RouteTable } from './route-table.js';
 import type { AppRuntime, ErrorPolicy, ValidationErrorFormat } from './runtime.js';
 import { handleFetch } from './server/fetch.js';
 import { inject, type InjectOptions, type InjectResponse } from './server/inject.js';
-import type { RunOptions, RunningServer } from './server/node.js';
+import { runClusterPrimary, shouldRunCluster } from './server/cluster.js';
+import { type RunOptions, type RunningServer, runNodeServer } from './server/node.js';
 import { chooseOperationId } from './operation-ids.js';
 import { SchemeNames } from './scheme-names.js';
 import type { Runtime, RuntimeLimits } from './runtime-contract.js';
@@ -241,12 +242,12 @@ export class API extends RouteGroup implements Runtime {
    * primary of a `node:cluster` whose workers each run this same entry and serve the shared port.
    */
   async run(options: RunOptions = {}): Promise<RunningServer> {
-    // Loaded here, not at import: serverless functions never start a server and skip the cost.
-    const { runClusterPrimary, shouldRunCluster } = await import('./server/cluster.js');
+    // Imported statically: a dynamic import() would make single-file bundlers (esbuild) wrap every
+    // module it reaches, zod included, in lazy initializers that all run at start — several times
+    // what loading these two modules costs. They take node:http and node:cluster only when called.
     if (shouldRunCluster(options.workers)) {
       return runClusterPrimary(this, { workers: options.workers!, handleSignals: options.handleSignals });
     }
-    const { runNodeServer } = await import('./server/node.js');
     return runNodeServer(this, options);
   }
 

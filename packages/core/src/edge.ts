@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import proxyaddr from 'proxy-addr';
+import { createRequire } from 'node:module';
+import type ProxyAddr from 'proxy-addr';
 
 /**
  * Which proxies are believed: `false` none (default), `true` every hop, a number that many hops
@@ -31,6 +31,11 @@ export function compileTrust(option: TrustProxy | undefined): TrustFunction | un
     return (_address, index) => index < option;
   }
   const list = typeof option === 'string' ? option.split(',').map((item) => item.trim()) : [...option];
+  // proxy-addr (and its IP parser) is loaded only by an app that trusts addresses: required here,
+  // synchronously, when the app is built; `require` is the bundler's, or unbundled one of our own.
+  const proxyaddr = (
+    typeof require === 'function' ? require('proxy-addr') : createRequire(import.meta.url)('proxy-addr')
+  ) as typeof ProxyAddr;
   const compiled = proxyaddr.compile(list.filter((item) => item !== ''));
   return (address, index) => address !== undefined && compiled(address, index);
 }
@@ -45,8 +50,12 @@ export function edgeSettings(requestIdHeader: string | false | undefined, trustP
 export const DEFAULT_EDGE: EdgeSettings = { requestIdHeader: 'x-request-id', trust: undefined };
 
 // One random prefix per process and a counter: unique across instances and workers, and costs a
-// string concatenation per request (Fastify's genReqId is a bare counter; a UUID costs more).
-const PREFIX = randomBytes(6).toString('base64url');
+// string concatenation per request (Fastify's genReqId is a bare counter; a UUID costs more). The
+// prefix only has to differ between processes, not be secret: Math.random (seeded per isolate from
+// the OS) spares loading node:crypto with core.
+const PREFIX = Math.floor(Math.random() * 2 ** 48)
+  .toString(36)
+  .padStart(10, '0');
 let counter = 0;
 
 export function generateRequestId(): string {
@@ -66,13 +75,29 @@ export function isValidRequestId(value: string): boolean {
 }
 
 /**
- * The client address by proxy-addr: walking `X-Forwarded-For` from the peer outwards, the first
- * address not trusted (or the furthest one when all are).
+ * The client address as proxy-addr finds it: walking `X-Forwarded-For` from the peer outwards, the
+ * first address not trusted (or the furthest one when all are). Entries are split on commas, with
+ * spaces around them dropped, and empty ones skipped, as the `forwarded` package parses them.
  */
 export function forwardedAddress(peer: string | undefined, forwardedFor: string | undefined, trust: TrustFunction): string | undefined {
   if (forwardedFor === undefined || forwardedFor === '') return peer;
-  const req = { headers: { 'x-forwarded-for': forwardedFor }, socket: { remoteAddress: peer } };
-  return proxyaddr(req as never, trust as (address: string, index: number) => boolean);
+  let address = peer;
+  let index = 0;
+  let end = forwardedFor.length;
+  while (end > 0) {
+    const comma = forwardedFor.lastIndexOf(',', end - 1);
+    let from = comma + 1;
+    let to = end;
+    end = comma === -1 ? 0 : comma;
+    while (from < to && forwardedFor.charCodeAt(from) === 0x20) from++;
+    while (to > from && forwardedFor.charCodeAt(to - 1) === 0x20) to--;
+    if (from === to) continue;
+    // Only an address with a further hop behind it is asked about; the furthest one is the answer.
+    if (!trust(address, index)) return address;
+    address = forwardedFor.slice(from, to);
+    index++;
+  }
+  return address;
 }
 
 /** The last entry of a comma-separated forwarded header: the one the trusted proxy nearest us wrote. */

@@ -12,7 +12,7 @@ import { type EndpointDefinition, type Guard, handlerMetadata } from './endpoint
 import { GatewayTimeoutError, RequestValidationError, UnsupportedMediaTypeError } from './errors.js';
 import type { MaybePromise, Step } from './pipeline.js';
 import type { Request } from './request.js';
-import { readForm } from './uploads/read-form.js';
+import { loadFormParser, readForm } from './uploads/read-form.js';
 import { fromWebResponse, isWebResponse, JSONResponse, Response } from './response.js';
 import { compileStreamResult } from './streams.js';
 
@@ -147,6 +147,8 @@ export function compileInvoker(method: string, path: string, pathParams: string[
   };
   // Forms and uploads: read (and spooled) whole before binding, so the handler runs only on a valid form.
   const form = compileForm(method, params, pathParams);
+  // The multipart parser loads while the app is still being built, not on the first upload.
+  if (form) loadFormParser().catch(() => {});
   const unguarded: Step = form
     ? (request) => readForm(request, form).then(({ body, issues }) => bindAndCall(request, body, issues))
     : usesBody

@@ -1,6 +1,20 @@
-import { pino, type Logger } from 'pino';
+import { createRequire } from 'node:module';
+import type * as Pino from 'pino';
 
-export type { Logger };
+export type Logger = Pino.Logger;
+
+let pinoModule: typeof Pino | undefined;
+
+/**
+ * pino, loaded when the first logger is made rather than with core: an app that never logs (a
+ * Lambda answering its events, a test with `logger: false`) never loads it. Synchronous, so making a
+ * logger stays synchronous; `require` is the bundler's (which then inlines pino) or, unbundled, one
+ * made for this module.
+ */
+function pino(): typeof Pino.pino {
+  pinoModule ??= (typeof require === 'function' ? require('pino') : createRequire(import.meta.url)('pino')) as typeof Pino;
+  return pinoModule.pino;
+}
 
 /**
  * The logger core uses when none is given: pino to stdout at `FNAPI_LOG_LEVEL` (default `info`).
@@ -9,9 +23,10 @@ export type { Logger };
  * (a stopping server's "fnapi stopped" before its "shutting down").
  */
 export function defaultLogger(): Logger {
-  return pino({ name: 'fnapi', level: process.env.FNAPI_LOG_LEVEL ?? 'info' }, pino.destination({ dest: 1, sync: true }));
+  const create = pino();
+  return create({ name: 'fnapi', level: process.env.FNAPI_LOG_LEVEL ?? 'info' }, create.destination({ dest: 1, sync: true }));
 }
 
 export function silentLogger(): Logger {
-  return pino({ enabled: false });
+  return pino()({ enabled: false });
 }

@@ -1,4 +1,6 @@
-import { OpenAPIRegistry, OpenApiGeneratorV31, getRefId, zodToOpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { createRequire } from 'node:module';
+import type * as ZodToOpenAPI from '@asteasolutions/zod-to-openapi';
+import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { describeParams, z, type BodyDescriptor, type ParamDescriptor } from '@fnapi/validation';
 import type { BuildOptions, DocumentInfo, OperationDescription } from './description.js';
 import { fixParameters, templateParams, tidy } from './document-shape.js';
@@ -6,6 +8,22 @@ import { outputSchemas, renderResponses } from './responses.js';
 import { type ItemStream, placeItemSchemas } from './item-schemas.js';
 import { fallbackJsonSchema, isOptionalSchema, isUnknownTypeError, type SchemaObject } from './schema-fallback.js';
 import { SecuritySchemes } from './security-schemes.js';
+
+let generatorModule: typeof ZodToOpenAPI | undefined;
+
+/**
+ * zod-to-openapi, required when the first document is built rather than with the app: a function
+ * that never serves /openapi.json or /docs (a Lambda answering its events) never loads it.
+ * `require` is the bundler's (which then inlines the package) or, unbundled, one made for this module.
+ */
+function generator(): typeof ZodToOpenAPI {
+  generatorModule ??= (
+    typeof require === 'function'
+      ? require('@asteasolutions/zod-to-openapi')
+      : createRequire(import.meta.url)('@asteasolutions/zod-to-openapi')
+  ) as typeof ZodToOpenAPI;
+  return generatorModule;
+}
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
@@ -17,7 +35,7 @@ type AnySchema = z.ZodType;
  * Schema for it (or `{}`), so one exotic schema never takes the whole document down.
  */
 class DocumentBuilder {
-  private readonly registry = new OpenAPIRegistry();
+  private readonly registry = new (generator().OpenAPIRegistry)();
   /** Component name of each schema named for this document (the whole-body models and our own). */
   private readonly namedSchemas = new Map<AnySchema, string>();
   private readonly restore: Array<() => void> = [];
@@ -63,7 +81,7 @@ class DocumentBuilder {
     // is documented as a request body under `<id>Input`.
     for (const { body } of described) {
       if (body.kind !== 'whole' || !this.outputs.has(body.schema)) continue;
-      const id = getRefId(body.schema);
+      const id = generator().getRefId(body.schema);
       if (id === undefined || this.inputCopies.has(body.schema)) continue;
       const copy = body.schema.clone();
       this.inputCopies.set(body.schema, copy);
@@ -83,7 +101,7 @@ class DocumentBuilder {
       this.registry.registerPath(route);
     }
 
-    const document = new OpenApiGeneratorV31(this.registry.definitions).generateDocument({
+    const document = new (generator().OpenApiGeneratorV31)(this.registry.definitions).generateDocument({
       openapi: '3.1.0',
       info: {
         title: this.info.title,
@@ -111,7 +129,7 @@ class DocumentBuilder {
    */
   private nameSchema(schema: AnySchema, preferred: string): AnySchema {
     if (this.namedSchemas.has(schema)) return schema;
-    const own = getRefId(schema);
+    const own = generator().getRefId(schema);
     if (own !== undefined) {
       this.usedNames.add(own);
       this.namedSchemas.set(schema, own);
@@ -121,13 +139,13 @@ class DocumentBuilder {
     for (let i = 2; this.usedNames.has(name); i++) name = `${preferred}${i}`;
     this.usedNames.add(name);
     this.namedSchemas.set(schema, name);
-    const previous = zodToOpenAPIRegistry.has(schema) ? zodToOpenAPIRegistry.get(schema) : undefined;
+    const previous = generator().zodToOpenAPIRegistry.has(schema) ? generator().zodToOpenAPIRegistry.get(schema) : undefined;
     this.restore.push(() => {
-      zodToOpenAPIRegistry.remove(schema);
-      if (previous !== undefined) zodToOpenAPIRegistry.add(schema, previous);
+      generator().zodToOpenAPIRegistry.remove(schema);
+      if (previous !== undefined) generator().zodToOpenAPIRegistry.add(schema, previous);
     });
     const metadata = previous ?? {};
-    zodToOpenAPIRegistry.add(schema, { ...metadata, _internal: { ...metadata._internal, refId: name } } as never);
+    generator().zodToOpenAPIRegistry.add(schema, { ...metadata, _internal: { ...metadata._internal, refId: name } } as never);
     return schema;
   }
 
@@ -157,7 +175,7 @@ class DocumentBuilder {
     if (cached) return cached;
     let result: AnySchema | SchemaObject = schema;
     try {
-      new OpenApiGeneratorV31([
+      new (generator().OpenApiGeneratorV31)([
         {
           type: 'route',
           route: { method: 'get', path: '/', responses: { 200: { description: '', content: { 'application/json': { schema } } } } },
@@ -184,7 +202,7 @@ class DocumentBuilder {
     const converted = this.schemaFor(schema, op, parameter);
     if (converted instanceof z.ZodType) return converted;
     const holder = z.unknown();
-    zodToOpenAPIRegistry.add(holder, converted as never);
+    generator().zodToOpenAPIRegistry.add(holder, converted as never);
     return holder;
   }
 

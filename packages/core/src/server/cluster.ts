@@ -2,10 +2,10 @@ import type { Cluster, Worker } from 'node:cluster';
 import type { Runtime } from '../runtime-contract.js';
 import type { RunningServer } from './node.js';
 
-// From the built-in registry, not imported: see node.ts (bundlers hoist static imports of built-ins).
-// require('node:cluster') is the cluster object itself (the module's default export).
-const cluster = process.getBuiltinModule('node:cluster') as unknown as Cluster;
-const { availableParallelism } = process.getBuiltinModule('node:os');
+// From the built-in registry when first asked, not imported: see node.ts (bundlers hoist static
+// imports of built-ins, and this module is loaded with core). require('node:cluster') is the cluster
+// object itself (the module's default export).
+const nodeCluster = (): Cluster => process.getBuiltinModule('node:cluster') as unknown as Cluster;
 
 /** Deaths within `CRASH_WINDOW_MS` past which the primary stops restarting workers. */
 const CRASH_LIMIT = 5;
@@ -23,7 +23,7 @@ export interface ClusterOptions {
 /** How many processes `workers` asks for (1 means no cluster). */
 export function workerCount(workers: number | 'auto' | undefined): number {
   if (workers === undefined) return 1;
-  if (workers === 'auto') return availableParallelism();
+  if (workers === 'auto') return process.getBuiltinModule('node:os').availableParallelism();
   if (!Number.isInteger(workers) || workers < 1)
     throw new RangeError(`workers must be a whole number of at least 1 or 'auto', got ${String(workers)}`);
   return workers;
@@ -45,6 +45,7 @@ export function runClusterPrimary(app: Pick<Runtime, 'logger'>, options: Cluster
   let address: { host: string; port: number; url: string } | undefined;
   const listening = new Set<number>();
 
+  const cluster = nodeCluster();
   return new Promise<RunningServer>((resolve, reject) => {
     const fork = (): Worker => cluster.fork({ FNAPI_CLUSTER_WORKER: '1' });
 
@@ -130,5 +131,5 @@ export function runClusterPrimary(app: Pick<Runtime, 'logger'>, options: Cluster
 
 /** True in the primary when `workers` asks for more than one process. */
 export function shouldRunCluster(workers: number | 'auto' | undefined): boolean {
-  return cluster.isPrimary && workerCount(workers) > 1;
+  return nodeCluster().isPrimary && workerCount(workers) > 1;
 }

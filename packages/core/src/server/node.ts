@@ -11,11 +11,6 @@ import { serialize } from '../wire/serialize.js';
 import { writeChunks } from '../wire/stream-writer.js';
 import { listen } from './listen.js';
 
-// Taken from the built-in registry rather than imported: a bundler hoists a static import of a
-// built-in to the top of a single-file bundle, so serverless functions that never start a server
-// would load node:http (and net, stream) at start all the same. This module itself loads on `run()`.
-const { createServer } = process.getBuiltinModule('node:http');
-
 export interface RunOptions {
   /** Default: the `HOST` environment variable, else `127.0.0.1`; `0.0.0.0` listens on every interface. */
   host?: string;
@@ -275,7 +270,10 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     out.then((response) => write(res, request, response));
   };
 
-  const server = createServer(
+  // node:http from the built-in registry when a server starts, not imported: a bundler hoists a
+  // static import of a built-in to the top of a single-file bundle, so serverless functions that
+  // never start a server would load node:http (and net, stream) at start all the same.
+  const server = process.getBuiltinModule('node:http').createServer(
     {
       headersTimeout: limits.headersTimeout,
       requestTimeout: limits.requestTimeout,

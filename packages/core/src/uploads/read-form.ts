@@ -1,5 +1,4 @@
-import { Readable } from 'node:stream';
-import { Busboy, type BusboyFileStream, type BusboyInstance } from '@fastify/busboy';
+import type { BusboyFileStream, BusboyInstance } from '@fastify/busboy';
 import type { FormField, FormPlan, UploadedFile, ValidationIssue } from '@fnapi/validation';
 import { BadRequestError, type HTTPError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
 import type { Request } from '../request.js';
@@ -45,7 +44,21 @@ function put(body: Record<string, unknown>, name: string, array: boolean, value:
  * query strings, file parts spooled (memory up to 1 MiB, then a temporary file removed once the
  * response has been sent), every limit enforced while reading (413 at once, the rest discarded).
  */
+type CreateParser = typeof import('@fastify/busboy')['Busboy'];
+let createParser: CreateParser | undefined;
+let busboyLoading: Promise<CreateParser> | undefined;
+
+/**
+ * Loads the multipart parser (busboy): apps without forms or uploads never do. Started when the
+ * first endpoint that takes a form or a file is compiled, so no request waits for it.
+ */
+export function loadFormParser(): Promise<CreateParser> {
+  busboyLoading ??= import('@fastify/busboy').then((module) => (createParser = module.Busboy));
+  return busboyLoading;
+}
+
 export function readForm(request: Request, plan: FormPlan): Promise<FormContent> {
+  if (createParser === undefined) return loadFormParser().then(() => readForm(request, plan));
   const limits = (request[REQUEST_INTERNALS] as ErrorPolicy | undefined)?.limits;
   const uploadLimit = limits?.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
   const maxFiles = limits?.maxFiles ?? DEFAULT_MAX_FILES;
@@ -70,7 +83,7 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
 
   let parser: BusboyInstance;
   try {
-    parser = Busboy({
+    parser = createParser({
       headers: { 'content-type': contentType! },
       limits: { fieldSize: MAX_FIELD_SIZE, parts: MAX_PARTS, fields: MAX_PARTS, files: maxFiles, fieldNameSize: 1024 },
       defCharset: 'utf8',
@@ -85,6 +98,8 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
   const canSpool = plan.largestFile > SPOOL_THRESHOLD && request.onFinished(() => spool.removeAll());
   const pending: PendingFile[] = [];
   const bodyStream = request.bodyStream();
+  // node:stream from the registry, not imported: a bundle would load it with core (see spool.ts).
+  const { Readable } = process.getBuiltinModule('node:stream');
   const source = bodyStream instanceof Readable ? bodyStream : Readable.from(bodyStream);
 
   return new Promise<FormContent>((resolve, reject) => {

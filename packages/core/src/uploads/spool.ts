@@ -1,19 +1,22 @@
-import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
-import { readFile, unlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import type { WriteStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { brandUploadedFile, type UploadedFile } from '@fnapi/validation';
+
+// Built-ins are taken from the registry when a form is read, not imported: a bundler hoists a static
+// import of a built-in to the top of a single-file bundle, so every app (a Lambda without uploads
+// too) would load node:crypto, node:fs and node:stream at start.
+const fs = () => process.getBuiltinModule('node:fs');
+const fsPromises = () => process.getBuiltinModule('node:fs/promises');
+const { join } = process.getBuiltinModule('node:path');
 
 /** One private directory per process and temp root; removed at exit, whatever is left in it. */
 const directories = new Map<string, string>();
 
 function spoolDirectory(): string {
-  const root = tmpdir();
+  const root = process.getBuiltinModule('node:os').tmpdir();
   let dir = directories.get(root);
   if (dir === undefined) {
-    dir = mkdtempSync(join(root, 'fnapi-uploads-'));
+    dir = fs().mkdtempSync(join(root, 'fnapi-uploads-'));
     directories.set(root, dir);
     if (directories.size === 1) process.once('exit', removeDirectories);
   }
@@ -21,7 +24,7 @@ function spoolDirectory(): string {
 }
 
 function removeDirectories(): void {
-  for (const dir of directories.values()) rmSync(dir, { recursive: true, force: true });
+  for (const dir of directories.values()) fs().rmSync(dir, { recursive: true, force: true });
 }
 
 /** The temporary files of one request: all removed at once, and any opened later removed on creation. */
@@ -31,8 +34,8 @@ export class Spool {
 
   /** A new temporary file, named by us (never by the client). */
   create(): { path: string; out: WriteStream } {
-    const path = join(spoolDirectory(), randomUUID());
-    const out = createWriteStream(path, { flags: 'wx', mode: 0o600 });
+    const path = join(spoolDirectory(), process.getBuiltinModule('node:crypto').randomUUID());
+    const out = fs().createWriteStream(path, { flags: 'wx', mode: 0o600 });
     if (this.closed) remove(path, out);
     else this.files.set(path, out);
     return { path, out };
@@ -51,7 +54,10 @@ export class Spool {
  * before the asynchronous open had created it, and the file would outlive the request.
  */
 function remove(path: string, out: WriteStream): void {
-  const unlinkIt = () => void unlink(path).catch(() => {});
+  const unlinkIt = () =>
+    void fsPromises()
+      .unlink(path)
+      .catch(() => {});
   if (out.closed) unlinkIt();
   else {
     out.once('close', unlinkIt);
@@ -74,7 +80,7 @@ export class MemoryFile implements UploadedFile {
     return this.content.byteLength;
   }
   stream(): Readable {
-    return Readable.from([this.content]);
+    return process.getBuiltinModule('node:stream').Readable.from([this.content]);
   }
   async bytes(): Promise<Uint8Array> {
     return this.content;
@@ -95,12 +101,12 @@ export class DiskFile implements UploadedFile {
     brandUploadedFile(this);
   }
   stream(): Readable {
-    return createReadStream(this.path);
+    return fs().createReadStream(this.path);
   }
   async bytes(): Promise<Uint8Array> {
-    return readFile(this.path);
+    return fsPromises().readFile(this.path);
   }
   async text(): Promise<string> {
-    return readFile(this.path, 'utf8');
+    return fsPromises().readFile(this.path, 'utf8');
   }
 }

@@ -32,7 +32,8 @@ export async function startOrRefuse(runtime: Runtime): Promise<Response | undefi
 export async function answer(runtime: Runtime, request: Request): Promise<Serialized> {
   const refused = runtime.ready ? undefined : await startOrRefuse(runtime);
   const response = refused ?? (await runtime.handle(request));
-  const out = serialize(response, { debug: runtime.debug, logger: runtime.logger });
+  // The runtime itself is the context: its logger (and pino with it) is made only if a line is written.
+  const out = serialize(response, runtime);
   return request.method === 'HEAD' ? withoutBody(out) : out;
 }
 

@@ -1,0 +1,67 @@
+/**
+ * What importing core costs: the optional packages (pino, busboy, proxy-addr, undici, file-type) load
+ * only when an app needs them, unbundled and in a single-file bundle (esbuild, as Lambda deployments
+ * are built), and the bundle keeps zod's modules unwrapped (a dynamic import() of a core module would
+ * make esbuild wrap everything it reaches, zod included, in initializers that all run at start).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const probe = fileURLToPath(new URL('./fixtures/load-probe.ts', import.meta.url));
+const coreDir = fileURLToPath(new URL('..', import.meta.url));
+
+function run(args: string[]): Record<string, string[]> {
+  const result = spawnSync(process.execPath, args, { cwd: coreDir, encoding: 'utf8', timeout: 60_000 });
+  if (result.status !== 0) throw new Error(`probe failed: ${result.stderr}`);
+  return JSON.parse(result.stdout.trim().split('\n').pop()!) as Record<string, string[]>;
+}
+
+const packagesOnly = (list: string[]) => list.filter((name) => !name.startsWith('node:'));
+
+describe('loading core (unbundled)', () => {
+  it('loads pino, busboy, proxy-addr and undici only when the app needs them', () => {
+    const report = run(['--import', 'tsx', '--conditions=@fnapi/source', probe, 'upload', 'log', 'trust']);
+    expect(packagesOnly(report.import!)).toEqual([]);
+    // An app that does not log answers without making a logger.
+    expect(packagesOnly(report.hello!)).toEqual([]);
+    expect(packagesOnly(report.upload!)).toEqual(['@fastify/busboy']);
+    expect(packagesOnly(report.log!)).toEqual(['pino', '@fastify/busboy']);
+    expect(packagesOnly(report.trust!)).toEqual(['pino', '@fastify/busboy', 'proxy-addr']);
+  });
+});
+
+describe('loading core from a single-file bundle', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fnapi-footprint-'));
+  const bundle = join(dir, 'probe.mjs');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('bundles zod unwrapped and loads node:crypto and pino only when used, uploads and logs still working', async () => {
+    await build({
+      entryPoints: [probe],
+      outfile: bundle,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      conditions: ['@fnapi/source'],
+      banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+      logLevel: 'error',
+    });
+    const text = readFileSync(bundle, 'utf8');
+    expect(text).toContain('zod/v4/core/core.js');
+    expect(text).not.toMatch(/__esm\(\{\s*"[^"]*\/zod\//);
+
+    const report = run([bundle, 'upload', 'log']);
+    for (const step of ['import', 'hello']) {
+      expect(report[step]).not.toContain('node:crypto');
+      expect(report[step]).not.toContain('node:worker_threads');
+    }
+    // pino starts its transport machinery (thread-stream → worker_threads) once a logger is made.
+    expect(report.log).toContain('node:worker_threads');
+  });
+});
