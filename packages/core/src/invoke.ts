@@ -113,7 +113,12 @@ export function compileInvoker(method: string, path: string, pathParams: string[
       if (!parsed.success) throw new ResponseValidationError(label, parsed.error.issues);
       body = parsed.data;
     }
-    const response = body === undefined || body instanceof Uint8Array ? new Response(body) : new JSONResponse(body);
+    // A plain Response renders an object as JSON just as JSONResponse does, and is cheaper to make;
+    // strings and null still need JSONResponse (a Response would send them as text or empty).
+    const response =
+      body === undefined || (typeof body === 'object' && body !== null && !(body instanceof ArrayBuffer))
+        ? new Response(body)
+        : new JSONResponse(body);
     response.statusCode = code;
     return response;
   };

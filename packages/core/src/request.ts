@@ -45,11 +45,23 @@ export interface RequestInit {
   onDisconnect?: (abort: (reason: unknown) => void) => void;
   /** Called when the body is refused before it was read, so the transport can close the connection. */
   onBodyRefused?: () => void;
+  /** One header's value (repeats joined), for a transport that can find it without building every header. */
+  headerValue?: (name: string) => string | undefined;
+  /** The body as it arrives, unbuffered and unlimited (uploads); default: `bodySource`, else the buffered body. */
+  bodyStream?: () => AsyncIterable<Uint8Array | string>;
+  /**
+   * Runs `fn` once the answer has been sent or the client has gone; false (the default) when the
+   * transport cannot tell.
+   */
+  onFinished?: (fn: () => void) => boolean;
 }
 
 /**
  * The request handed to middleware, plugins and handlers. Everything beyond method and path is
- * computed on first use: a route that never reads the query never parses it.
+ * computed on first use: a route that never reads the query never parses it. Transports differ only
+ * in the `RequestInit` they pass (its hooks may be methods of a transport's own parts object, read
+ * when first needed), never by subclassing: constructing one class keeps the request's allocation
+ * inlined in the server's hot path.
  */
 export class Request {
   readonly method: string;
@@ -68,7 +80,6 @@ export class Request {
   /** The app's `requestIdHeader` and `trustProxy`, set by the runtime serving this request. */
   [REQUEST_EDGE]: EdgeSettings | undefined = undefined;
   protected readonly protocol: 'http' | 'https';
-  private _rawHeaders: RawHeaders | undefined;
   private _headers: RequestHeaders | undefined;
   private _client: ClientInfo | undefined;
   private _body: Uint8Array | string | null | undefined;
@@ -95,9 +106,7 @@ export class Request {
     this.method = method === 'GET' || method === 'POST' ? method : method.toUpperCase();
     this.path = init.path;
     this.rawQuery = init.query ?? '';
-    this._rawHeaders = init.headers;
     this._body = init.body;
-    this._client = init.client;
     this.protocol = init.protocol ?? 'http';
     this.bodyLimit = init.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this._init = init;
@@ -200,7 +209,7 @@ export class Request {
   }
 
   get client(): ClientInfo {
-    return (this._client ??= this.readClient());
+    return (this._client ??= this._init.client ?? {});
   }
 
   /** Aborted when the client goes away or the endpoint's timeout passes. */
@@ -271,8 +280,9 @@ export class Request {
    * Runs `fn` once the response has been sent or the client has gone (temporary files of uploads).
    * False when this transport cannot tell: then nothing of the request may be left on disk. Internal.
    */
-  onFinished(_fn: () => void): boolean {
-    return false;
+  onFinished(fn: () => void): boolean {
+    const init = this._init;
+    return init.onFinished === undefined ? false : init.onFinished(fn);
   }
 
   /** True when the request announces or may carry a body. */
@@ -294,21 +304,27 @@ export class Request {
     return this.readBody(this.bodyLimit);
   }
 
-  /** One header's value (repeats joined); servers that can find it without building every header override this. */
+  /** One header's value (repeats joined), from the transport when it can find one without building them all. */
   protected headerValue(name: string): string | undefined {
+    const init = this._init;
+    if (init.headerValue !== undefined) return init.headerValue(name);
     const value = this.headers.raw[name];
     return value === undefined ? undefined : typeof value === 'string' ? value : value.join(', ');
   }
 
-  /** The raw header record; servers whose headers are computed on access override this. */
+  /** The raw header record, read from the parts on first use (node:http builds it on access). */
   protected loadHeaders(): RawHeaders {
-    return this._rawHeaders ?? {};
+    return this._init.headers ?? {};
   }
 
-  /** Reads the body from its source. Servers that stream bodies override this. */
+  /** Reads the body from its source, with the limit. */
   protected async readBody(limit: number): Promise<Uint8Array> {
-    const source = this._init.bodySource;
-    if (source !== undefined) return typeof source === 'function' ? source(limit) : collectBody(source, limit);
+    const init = this._init;
+    const source = init.bodySource;
+    if (source !== undefined) {
+      // Called on the parts, so a transport's reader may be a method of them.
+      return typeof source === 'function' ? (init.bodySource as (limit: number) => Promise<Uint8Array>)(limit) : collectBody(source, limit);
+    }
     const body = this._body;
     if (body == null) return EMPTY_BYTES;
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
@@ -318,7 +334,9 @@ export class Request {
 
   /** The body for `bodyStream()`: a streamed source as it comes (chunks counted by the reader), else the bytes at once. */
   protected openBodyStream(): AsyncIterable<Uint8Array | string> {
-    const source = this._init.bodySource;
+    const init = this._init;
+    if (init.bodyStream !== undefined) return init.bodyStream();
+    const source = init.bodySource;
     if (source !== undefined && typeof source !== 'function') return source;
     return this.wholeBody();
   }
@@ -336,10 +354,6 @@ export class Request {
   /** Lets a server abort `signal` when its connection closes; called once, on first use of `signal`. */
   protected watchDisconnect(): void {
     this._init.onDisconnect?.((reason) => this.abort(reason));
-  }
-
-  protected readClient(): ClientInfo {
-    return {};
   }
 }
 
