@@ -57,7 +57,7 @@ function refuseContentType(contentType: string | null): UnsupportedMediaTypeErro
  */
 function bodyState(request: Request): 'none' | 'json' | 'other' {
   if (!request.hasBody) return 'none';
-  return isJsonContentType(request.headers.get('content-type')) ? 'json' : 'other';
+  return isJsonContentType(request.headerValue('content-type')) ? 'json' : 'other';
 }
 
 /** The binder's view of a request: the query is parsed only if the binder reads it. */
@@ -146,7 +146,7 @@ export function compileInvoker(method: string, path: string, pathParams: string[
       default:
         return request.bytes().then((bytes) => {
           if (bytes.byteLength === 0) return bindAndCall(request, undefined);
-          throw refuseContentType(request.headers.get('content-type'));
+          throw refuseContentType(request.headerValue('content-type') ?? null);
         });
     }
   };

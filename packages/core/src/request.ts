@@ -30,7 +30,7 @@ export interface RequestInit {
   /** Query string without the leading `?`. */
   query?: string;
   headers?: RawHeaders;
-  /** A buffered body; servers that stream the body override `readBody` instead. */
+  /** A buffered body; a transport that streams the body gives `bodySource` instead. */
   body?: Uint8Array | string | null;
   client?: ClientInfo;
   protocol?: 'http' | 'https';
@@ -288,15 +288,15 @@ export class Request {
   /** True when the request announces or may carry a body. */
   get hasBody(): boolean {
     if (this._init.hasBody !== undefined) return this._init.hasBody;
-    const length = this.headers.raw['content-length'];
+    const length = this.headerValue('content-length');
     if (length !== undefined) return length !== '0';
-    if (this.headers.raw['transfer-encoding'] !== undefined) return true;
+    if (this.headerValue('transfer-encoding') !== undefined) return true;
     return this._body != null && (typeof this._body === 'string' ? this._body.length > 0 : this._body.byteLength > 0);
   }
 
   private loadBody(): Promise<Uint8Array> {
-    const declared = this.headers.raw['content-length'];
-    if (typeof declared === 'string' && Number(declared) > this.bodyLimit) {
+    const declared = this.headerValue('content-length');
+    if (declared !== undefined && Number(declared) > this.bodyLimit) {
       this.onBodyRefused();
       return Promise.reject(tooLarge(this.bodyLimit));
     }
@@ -304,8 +304,11 @@ export class Request {
     return this.readBody(this.bodyLimit);
   }
 
-  /** One header's value (repeats joined), from the transport when it can find one without building them all. */
-  protected headerValue(name: string): string | undefined {
+  /**
+   * One header's value by lower-case name (repeats joined), from the transport when it can find it
+   * without building every header (node:http's raw list). Internal: `headers.get` is the public way.
+   */
+  headerValue(name: string): string | undefined {
     const init = this._init;
     if (init.headerValue !== undefined) return init.headerValue(name);
     const value = this.headers.raw[name];
@@ -317,19 +320,26 @@ export class Request {
     return this._init.headers ?? {};
   }
 
-  /** Reads the body from its source, with the limit. */
-  protected async readBody(limit: number): Promise<Uint8Array> {
+  /**
+   * Reads the body from its source, with the limit. Not `async`: the transport's own promise is
+   * handed on as it is, without wrapping it in one more (each costs a microtask hop per request).
+   */
+  protected readBody(limit: number): Promise<Uint8Array> {
     const init = this._init;
     const source = init.bodySource;
-    if (source !== undefined) {
-      // Called on the parts, so a transport's reader may be a method of them.
-      return typeof source === 'function' ? (init.bodySource as (limit: number) => Promise<Uint8Array>)(limit) : collectBody(source, limit);
+    try {
+      if (source !== undefined) {
+        // Called on the parts, so a transport's reader may be a method of them.
+        return typeof source === 'function' ? (init.bodySource as (limit: number) => Promise<Uint8Array>)(limit) : collectBody(source, limit);
+      }
+      const body = this._body;
+      if (body == null) return Promise.resolve(EMPTY_BYTES);
+      const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+      if (bytes.byteLength > limit) return Promise.reject(tooLarge(limit));
+      return Promise.resolve(bytes);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const body = this._body;
-    if (body == null) return EMPTY_BYTES;
-    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-    if (bytes.byteLength > limit) throw tooLarge(limit);
-    return bytes;
   }
 
   /** The body for `bodyStream()`: a streamed source as it comes (chunks counted by the reader), else the bytes at once. */

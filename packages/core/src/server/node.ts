@@ -144,11 +144,26 @@ class NodeParts implements RequestInit {
 /** One header from node's raw list (repeats joined), without building the whole header object. */
 function rawHeaderValue(raw: string[], name: string): string | undefined {
   let value: string | undefined;
+  const length = name.length;
   for (let i = 0; i < raw.length; i += 2) {
     const key = raw[i]!;
-    if (key.length === name.length && key.toLowerCase() === name) value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
+    if (key.length === length && (key === name || sameLowerCase(key, name))) value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
   }
   return value;
+}
+
+/**
+ * `key.toLowerCase() === name` for a lower-case header `name`, without making a string: setting bit
+ * 0x20 folds an ASCII capital onto its letter, and maps only control bytes (never in a header name)
+ * onto any other character a name may hold.
+ */
+function sameLowerCase(key: string, name: string): boolean {
+  for (let i = 0; i < name.length; i++) {
+    const c = key.charCodeAt(i);
+    const n = name.charCodeAt(i);
+    if (c !== n && (c | 0x20) !== n) return false;
+  }
+  return true;
 }
 
 const UNAVAILABLE_BODY = problem(503, 'The server is shutting down');
