@@ -26,6 +26,8 @@ function nestingDepthExceeds(text: string, max: number): boolean {
   return false;
 }
 
+const SUSPICIOUS_KEYS = /"(?:__proto__|constructor)"|\\u/;
+
 function rejectPrototypeKeys(key: string, value: unknown): unknown {
   if (key === '__proto__' || (key === 'constructor' && value && typeof value === 'object' && 'prototype' in value)) {
     throw new BadRequestError('Request body contains a forbidden "__proto__" or "constructor.prototype" key');
@@ -49,7 +51,8 @@ export function parseJsonBody(text: string): unknown {
     throw new BadRequestError(`Malformed JSON body: ${(error as Error).message}`);
   }
   // Keys may be written with escapes (`"\u005f_proto__"`): any `\u` escape gets the full check too.
-  if (text.includes('"__proto__"') || text.includes('"constructor"') || text.includes('\\u')) {
+  // One regular-expression pass finds all three (three `includes` scans cost twice as much).
+  if (SUSPICIOUS_KEYS.test(text)) {
     try {
       JSON.parse(text, rejectPrototypeKeys);
     } catch (error) {

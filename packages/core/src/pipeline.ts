@@ -40,13 +40,18 @@ function describe(middleware: Middleware): string {
   return `middleware ${middleware.constructor?.name ?? 'object'}`;
 }
 
+/** The middleware that takes part in a chain compiled now (an object's `isActive()` may leave it out). */
+export function activeMiddleware(all: readonly Middleware[]): Middleware[] {
+  return all.filter((m) => typeof m === 'function' || m.isActive?.() !== false);
+}
+
 /**
  * Builds the chain once: the first middleware runs first on the way in and last on the way out.
  * No middleware means no chain at all: `final` is returned as it is. A middleware may pass a request
  * on once: a second `callNext` from the same dispatch is refused (it would run the handler twice).
  */
 export function compose(all: readonly Middleware[], final: Step): Step {
-  const middleware = all.filter((m) => typeof m === 'function' || m.isActive?.() !== false);
+  const middleware = activeMiddleware(all);
   if (middleware.length === 0) return final;
   let next: CallNext = toAsync(final);
   for (let i = middleware.length - 1; i >= 0; i--) {

@@ -30,7 +30,7 @@ export interface RequestInit {
   /** Query string without the leading `?`. */
   query?: string;
   headers?: RawHeaders;
-  /** A buffered body; servers that stream the body override `readBody` instead. */
+  /** A buffered body; a transport that streams the body gives `bodySource` instead. */
   body?: Uint8Array | string | null;
   client?: ClientInfo;
   protocol?: 'http' | 'https';
@@ -45,11 +45,23 @@ export interface RequestInit {
   onDisconnect?: (abort: (reason: unknown) => void) => void;
   /** Called when the body is refused before it was read, so the transport can close the connection. */
   onBodyRefused?: () => void;
+  /** One header's value (repeats joined), for a transport that can find it without building every header. */
+  headerValue?: (name: string) => string | undefined;
+  /** The body as it arrives, unbuffered and unlimited (uploads); default: `bodySource`, else the buffered body. */
+  bodyStream?: () => AsyncIterable<Uint8Array | string>;
+  /**
+   * Runs `fn` once the answer has been sent or the client has gone; false (the default) when the
+   * transport cannot tell.
+   */
+  onFinished?: (fn: () => void) => boolean;
 }
 
 /**
  * The request handed to middleware, plugins and handlers. Everything beyond method and path is
- * computed on first use: a route that never reads the query never parses it.
+ * computed on first use: a route that never reads the query never parses it. Transports differ only
+ * in the `RequestInit` they pass (its hooks may be methods of a transport's own parts object, read
+ * when first needed), never by subclassing: constructing one class keeps the request's allocation
+ * inlined in the server's hot path.
  */
 export class Request {
   readonly method: string;
@@ -68,7 +80,6 @@ export class Request {
   /** The app's `requestIdHeader` and `trustProxy`, set by the runtime serving this request. */
   [REQUEST_EDGE]: EdgeSettings | undefined = undefined;
   protected readonly protocol: 'http' | 'https';
-  private _rawHeaders: RawHeaders | undefined;
   private _headers: RequestHeaders | undefined;
   private _client: ClientInfo | undefined;
   private _body: Uint8Array | string | null | undefined;
@@ -95,9 +106,7 @@ export class Request {
     this.method = method === 'GET' || method === 'POST' ? method : method.toUpperCase();
     this.path = init.path;
     this.rawQuery = init.query ?? '';
-    this._rawHeaders = init.headers;
     this._body = init.body;
-    this._client = init.client;
     this.protocol = init.protocol ?? 'http';
     this.bodyLimit = init.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this._init = init;
@@ -200,7 +209,7 @@ export class Request {
   }
 
   get client(): ClientInfo {
-    return (this._client ??= this.readClient());
+    return (this._client ??= this._init.client ?? {});
   }
 
   /** Aborted when the client goes away or the endpoint's timeout passes. */
@@ -271,22 +280,23 @@ export class Request {
    * Runs `fn` once the response has been sent or the client has gone (temporary files of uploads).
    * False when this transport cannot tell: then nothing of the request may be left on disk. Internal.
    */
-  onFinished(_fn: () => void): boolean {
-    return false;
+  onFinished(fn: () => void): boolean {
+    const init = this._init;
+    return init.onFinished === undefined ? false : init.onFinished(fn);
   }
 
   /** True when the request announces or may carry a body. */
   get hasBody(): boolean {
     if (this._init.hasBody !== undefined) return this._init.hasBody;
-    const length = this.headers.raw['content-length'];
+    const length = this.headerValue('content-length');
     if (length !== undefined) return length !== '0';
-    if (this.headers.raw['transfer-encoding'] !== undefined) return true;
+    if (this.headerValue('transfer-encoding') !== undefined) return true;
     return this._body != null && (typeof this._body === 'string' ? this._body.length > 0 : this._body.byteLength > 0);
   }
 
   private loadBody(): Promise<Uint8Array> {
-    const declared = this.headers.raw['content-length'];
-    if (typeof declared === 'string' && Number(declared) > this.bodyLimit) {
+    const declared = this.headerValue('content-length');
+    if (declared !== undefined && Number(declared) > this.bodyLimit) {
       this.onBodyRefused();
       return Promise.reject(tooLarge(this.bodyLimit));
     }
@@ -294,31 +304,49 @@ export class Request {
     return this.readBody(this.bodyLimit);
   }
 
-  /** One header's value (repeats joined); servers that can find it without building every header override this. */
-  protected headerValue(name: string): string | undefined {
+  /**
+   * One header's value by lower-case name (repeats joined), from the transport when it can find it
+   * without building every header (node:http's raw list). Internal: `headers.get` is the public way.
+   */
+  headerValue(name: string): string | undefined {
+    const init = this._init;
+    if (init.headerValue !== undefined) return init.headerValue(name);
     const value = this.headers.raw[name];
     return value === undefined ? undefined : typeof value === 'string' ? value : value.join(', ');
   }
 
-  /** The raw header record; servers whose headers are computed on access override this. */
+  /** The raw header record, read from the parts on first use (node:http builds it on access). */
   protected loadHeaders(): RawHeaders {
-    return this._rawHeaders ?? {};
+    return this._init.headers ?? {};
   }
 
-  /** Reads the body from its source. Servers that stream bodies override this. */
-  protected async readBody(limit: number): Promise<Uint8Array> {
-    const source = this._init.bodySource;
-    if (source !== undefined) return typeof source === 'function' ? source(limit) : collectBody(source, limit);
-    const body = this._body;
-    if (body == null) return EMPTY_BYTES;
-    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-    if (bytes.byteLength > limit) throw tooLarge(limit);
-    return bytes;
+  /**
+   * Reads the body from its source, with the limit. Not `async`: the transport's own promise is
+   * handed on as it is, without wrapping it in one more (each costs a microtask hop per request).
+   */
+  protected readBody(limit: number): Promise<Uint8Array> {
+    const init = this._init;
+    const source = init.bodySource;
+    try {
+      if (source !== undefined) {
+        // Called on the parts, so a transport's reader may be a method of them.
+        return typeof source === 'function' ? (init.bodySource as (limit: number) => Promise<Uint8Array>)(limit) : collectBody(source, limit);
+      }
+      const body = this._body;
+      if (body == null) return Promise.resolve(EMPTY_BYTES);
+      const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+      if (bytes.byteLength > limit) return Promise.reject(tooLarge(limit));
+      return Promise.resolve(bytes);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** The body for `bodyStream()`: a streamed source as it comes (chunks counted by the reader), else the bytes at once. */
   protected openBodyStream(): AsyncIterable<Uint8Array | string> {
-    const source = this._init.bodySource;
+    const init = this._init;
+    if (init.bodyStream !== undefined) return init.bodyStream();
+    const source = init.bodySource;
     if (source !== undefined && typeof source !== 'function') return source;
     return this.wholeBody();
   }
@@ -336,10 +364,6 @@ export class Request {
   /** Lets a server abort `signal` when its connection closes; called once, on first use of `signal`. */
   protected watchDisconnect(): void {
     this._init.onDisconnect?.((reason) => this.abort(reason));
-  }
-
-  protected readClient(): ClientInfo {
-    return {};
   }
 }
 

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { tooLarge } from '../wire/collect-body.js';
 import { BadRequestError, problemDetails } from '../errors.js';
 import { PROBLEM_JSON, reasonOverride, reasonPhrase } from '../http.js';
-import { Request } from '../request.js';
+import type { RawHeaders } from '../headers.js';
+import { type ClientInfo, Request, type RequestInit } from '../request.js';
 import { drainingReason, StreamInterrupted } from '../streams.js';
 import type { Runtime } from '../runtime-contract.js';
 import { startOrRefuse, withoutBody } from '../wire/answer.js';
@@ -35,27 +36,35 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** A request read from node:http: the body is streamed in on first use, with the size limit. */
-class NodeRequest extends Request {
+/**
+ * What node:http gives of a request, as the `RequestInit` of a plain `Request`: the body is streamed in
+ * on first use, with the size limit; headers are built (by node) only if read. Its hooks are methods,
+ * so a request costs no closure.
+ */
+class NodeParts implements RequestInit {
   /** Set when the body was refused unread, so the connection must not be reused. */
   bodyRefused = false;
+  /** `Expect: 100-continue` and the client not invited to send the body yet. */
+  awaitingContinue = false;
   constructor(
     readonly raw: IncomingMessage,
     private readonly res: ServerResponse,
-    path: string,
-    query: string,
-    bodyLimit: number,
-  ) {
-    super({ method: raw.method ?? 'GET', path, query, bodyLimit });
-  }
+    readonly method: string,
+    readonly path: string,
+    readonly query: string,
+    readonly bodyLimit: number,
+  ) {}
   // node:http builds `headers` from the raw list on first access; only routes that read them pay.
-  protected override loadHeaders() {
+  get headers(): RawHeaders {
     return this.raw.headers;
   }
-  protected override headerValue(name: string): string | undefined {
+  get client(): ClientInfo {
+    return { address: this.raw.socket.remoteAddress, port: this.raw.socket.remotePort };
+  }
+  headerValue(name: string): string | undefined {
     return rawHeaderValue(this.raw.rawHeaders, name);
   }
-  protected override readBody(limit: number): Promise<Uint8Array> {
+  bodySource(limit: number): Promise<Uint8Array> {
     this.sendContinue();
     const raw = this.raw;
     return new Promise((resolve, reject) => {
@@ -94,50 +103,63 @@ class NodeRequest extends Request {
       raw.on('aborted', onAborted);
     });
   }
-  protected override onBodyRefused(): void {
+  onBodyRefused(): void {
     this.bodyRefused = true;
     // Whatever the client still sends is read and dropped, so the answer can be written.
-    if (!awaitingContinue.has(this.raw)) this.raw.resume();
+    if (!this.awaitingContinue) this.raw.resume();
   }
-  protected override openBodyStream(): AsyncIterable<Uint8Array> {
+  bodyStream(): AsyncIterable<Uint8Array> {
     this.sendContinue();
     return this.raw;
   }
-  override onFinished(fn: () => void): boolean {
+  onFinished(fn: () => void): boolean {
     if (this.res.closed) queueMicrotask(fn);
     else this.res.once('close', fn);
     return true;
   }
-  /** `Expect: 100-continue`: the client is invited to send the body only when it is read. */
-  private sendContinue(): void {
-    if (awaitingContinue.delete(this.raw)) this.res.writeContinue();
-  }
-  protected override watchDisconnect(): void {
-    if (this.res.writableFinished) return;
-    if (this.res.destroyed) {
-      this.abort(new Error('client disconnected'));
+  onDisconnect(abort: (reason: unknown) => void): void {
+    const res = this.res;
+    if (res.writableFinished) return;
+    if (res.destroyed) {
+      abort(new Error('client disconnected'));
       return;
     }
-    this.res.once('close', () => {
-      if (!this.res.writableFinished) this.abort(new Error('client disconnected'));
+    res.once('close', () => {
+      if (!res.writableFinished) abort(new Error('client disconnected'));
     });
   }
-  protected override readClient() {
-    return { address: this.raw.socket.remoteAddress, port: this.raw.socket.remotePort };
+  /** `Expect: 100-continue`: the client is invited to send the body only when it is read. */
+  private sendContinue(): void {
+    if (!this.awaitingContinue) return;
+    this.awaitingContinue = false;
+    this.res.writeContinue();
   }
 }
 
 /** One header from node's raw list (repeats joined), without building the whole header object. */
 function rawHeaderValue(raw: string[], name: string): string | undefined {
   let value: string | undefined;
+  const length = name.length;
   for (let i = 0; i < raw.length; i += 2) {
     const key = raw[i]!;
-    if (key.length === name.length && key.toLowerCase() === name) value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
+    if (key.length === length && (key === name || sameLowerCase(key, name))) value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
   }
   return value;
 }
-/** Requests that sent `Expect: 100-continue` and have not been invited to send their body yet. */
-const awaitingContinue = new WeakSet<IncomingMessage>();
+
+/**
+ * `key.toLowerCase() === name` for a lower-case header `name`, without making a string: setting bit
+ * 0x20 folds an ASCII capital onto its letter, and maps only control bytes (never in a header name)
+ * onto any other character a name may hold.
+ */
+function sameLowerCase(key: string, name: string): boolean {
+  for (let i = 0; i < name.length; i++) {
+    const c = key.charCodeAt(i);
+    const n = name.charCodeAt(i);
+    if (c !== n && (c | 0x20) !== n) return false;
+  }
+  return true;
+}
 
 const UNAVAILABLE_BODY = problem(503, 'The server is shutting down');
 const BAD_REQUEST_BODY = problem(400, 'Malformed request target');
@@ -181,18 +203,18 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
   let inFlight = 0;
   let drained: (() => void) | undefined;
   /** Requests whose answer is being streamed: a drain aborts them so their streams end at once. */
-  const streaming = new Set<NodeRequest>();
+  const streaming = new Set<Request>();
 
   const finished = () => {
     inFlight--;
     if (inFlight === 0 && drained) drained();
   };
 
-  const write = (res: ServerResponse, request: NodeRequest, response: Parameters<typeof serialize>[0]) => {
+  const write = (res: ServerResponse, request: Request, parts: NodeParts, response: Parameters<typeof serialize>[0]) => {
     let out = serialize(response, context);
-    if (request.method === 'HEAD') out = withoutBody(out);
+    if (parts.method === 'HEAD') out = withoutBody(out);
     // A body never invited (100-continue) or refused part-way may still be on its way: do not reuse the connection.
-    if (request.bodyRefused || draining || awaitingContinue.has(request.raw)) out.headers.push('connection', 'close');
+    if (parts.bodyRefused || draining || parts.awaitingContinue) out.headers.push('connection', 'close');
     try {
       const reason = reasonOverride(out.status);
       if (reason === undefined) res.writeHead(out.status, out.headers);
@@ -228,7 +250,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     finished();
   };
 
-  const listener = (req: IncomingMessage, res: ServerResponse, bodyRefused?: boolean) => {
+  const listener = (req: IncomingMessage, res: ServerResponse, expectsContinue = false) => {
     if (draining) {
       res.writeHead(503, reasonPhrase(503), ['content-type', PROBLEM_JSON, 'connection', 'close', 'retry-after', '1']);
       res.end(UNAVAILABLE_BODY);
@@ -253,21 +275,21 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       query = target[1];
     }
     inFlight++;
-    const request = new NodeRequest(req, res, path, query, bodyLimit);
-    // The connection cannot be reused: the body was announced but never asked for.
-    if (bodyRefused) request.bodyRefused = true;
+    const parts = new NodeParts(req, res, req.method ?? 'GET', path, query, bodyLimit);
+    if (expectsContinue) parts.awaitingContinue = true;
+    const request = new Request(parts);
     if (!app.ready) {
       startOrRefuse(app)
         .then((refused) => (refused === undefined ? app.handle(request) : refused))
-        .then((response) => write(res, request, response));
+        .then((response) => write(res, request, parts, response));
       return;
     }
     const out = app.serve(request);
     if (!(out instanceof Promise)) {
-      write(res, request, out);
+      write(res, request, parts, out);
       return;
     }
-    out.then((response) => write(res, request, response));
+    out.then((response) => write(res, request, parts, response));
   };
 
   // node:http from the built-in registry when a server starts, not imported: a bundler hoists a
@@ -288,8 +310,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
   // reads the body; a declared body over the endpoint's limit (`bodyLimit`, or `uploadLimit` for forms)
   // is refused with 413 without the client ever being asked for it.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    awaitingContinue.add(req);
-    listener(req, res);
+    listener(req, res, true);
   });
 
   app.emit('server_starting', {});
