@@ -42,8 +42,7 @@ export function compile(input: CompileInput): AppRuntime {
     // The boundary turns an endpoint's errors into responses for the middleware around it. With no
     // middleware anywhere on the route, the runtime's own catch does the same (the same report to
     // plugins, the same problem body), and a request saves a promise hop.
-    const run =
-      appMiddleware === 0 && middleware.length === 0 ? endpoint.invoker : compose(middleware, endpointBoundary(endpoint.invoker));
+    const run = appMiddleware === 0 && middleware.length === 0 ? endpoint.invoker : compose(middleware, endpointBoundary(endpoint.invoker));
     table.add(endpoint.method, endpoint.path, { template: endpoint.path, run });
   }
   for (const builtin of input.builtins) table.add('GET', builtin.path, { template: builtin.path, run: builtin.run });

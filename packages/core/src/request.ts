@@ -330,7 +330,9 @@ export class Request {
     try {
       if (source !== undefined) {
         // Called on the parts, so a transport's reader may be a method of them.
-        return typeof source === 'function' ? (init.bodySource as (limit: number) => Promise<Uint8Array>)(limit) : collectBody(source, limit);
+        return typeof source === 'function'
+          ? (init.bodySource as (limit: number) => Promise<Uint8Array>)(limit)
+          : collectBody(source, limit);
       }
       const body = this._body;
       if (body == null) return Promise.resolve(EMPTY_BYTES);

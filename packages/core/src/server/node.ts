@@ -142,7 +142,8 @@ function rawHeaderValue(raw: string[], name: string): string | undefined {
   const length = name.length;
   for (let i = 0; i < raw.length; i += 2) {
     const key = raw[i]!;
-    if (key.length === length && (key === name || sameLowerCase(key, name))) value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
+    if (key.length === length && (key === name || sameLowerCase(key, name)))
+      value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
   }
   return value;
 }
