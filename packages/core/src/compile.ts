@@ -1,7 +1,7 @@
 import type { RouteEntry } from './route-group.js';
 import { endpointMiddleware } from './endpoint-middleware.js';
 import { compileInvoker } from './invoke.js';
-import { activeMiddleware, compose, type Step } from './pipeline.js';
+import { activeMiddleware, composeActive, type Step } from './pipeline.js';
 import { RouteTable } from './route-table.js';
 import { AppRuntime, type CompiledRoute, endpointBoundary, type RuntimeOptions } from './runtime.js';
 
@@ -31,7 +31,7 @@ export interface CompileInput extends Omit<RuntimeOptions, 'table'> {
  */
 export function compile(input: CompileInput): AppRuntime {
   const table = new RouteTable<CompiledRoute>();
-  const appMiddleware = activeMiddleware(input.middleware).length;
+  const appMiddleware = activeMiddleware(input.middleware);
   for (const endpoint of input.endpoints) {
     endpoint.invoker ??= compileInvoker(endpoint.method, endpoint.path, endpoint.pathParams, endpoint.definition);
     // Routers' middleware, then the endpoint's own; none at all compiles to no chain.
@@ -42,9 +42,12 @@ export function compile(input: CompileInput): AppRuntime {
     // The boundary turns an endpoint's errors into responses for the middleware around it. With no
     // middleware anywhere on the route, the runtime's own catch does the same (the same report to
     // plugins, the same problem body), and a request saves a promise hop.
-    const run = appMiddleware === 0 && middleware.length === 0 ? endpoint.invoker : compose(middleware, endpointBoundary(endpoint.invoker));
+    const run =
+      appMiddleware.length === 0 && middleware.length === 0
+        ? endpoint.invoker
+        : composeActive(middleware, endpointBoundary(endpoint.invoker));
     table.add(endpoint.method, endpoint.path, { template: endpoint.path, run });
   }
   for (const builtin of input.builtins) table.add('GET', builtin.path, { template: builtin.path, run: builtin.run });
-  return new AppRuntime({ ...input, table });
+  return new AppRuntime({ ...input, middleware: appMiddleware, table });
 }

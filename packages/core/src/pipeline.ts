@@ -49,9 +49,14 @@ export function activeMiddleware(all: readonly Middleware[]): Middleware[] {
  * Builds the chain once: the first middleware runs first on the way in and last on the way out.
  * No middleware means no chain at all: `final` is returned as it is. A middleware may pass a request
  * on once: a second `callNext` from the same dispatch is refused (it would run the handler twice).
+ * Middleware whose `isActive()` says false is left out.
  */
 export function compose(all: readonly Middleware[], final: Step): Step {
-  const middleware = activeMiddleware(all);
+  return composeActive(activeMiddleware(all), final);
+}
+
+/** `compose` over middleware already filtered by `activeMiddleware` (each `isActive()` is asked once per compile). */
+export function composeActive(middleware: readonly Middleware[], final: Step): Step {
   if (middleware.length === 0) return final;
   let next: CallNext = toAsync(final);
   for (let i = middleware.length - 1; i >= 0; i--) {

@@ -3,7 +3,7 @@ import { type EdgeSettings, REQUEST_EDGE } from './edge.js';
 import { HTTPError, internalErrorProblem, type ProblemDetails, problemDetails, RequestValidationError } from './errors.js';
 import { PROBLEM_JSON } from './http.js';
 import { defaultLogger, type Logger } from './logger.js';
-import { compose, type Middleware, type MaybePromise, type Step } from './pipeline.js';
+import { composeActive, type Middleware, type MaybePromise, type Step } from './pipeline.js';
 import type { PluginManager } from './plugins.js';
 import type { Request } from './request.js';
 import { REQUEST_INTERNALS } from './request-internals.js';
@@ -141,7 +141,7 @@ export interface CompiledRoute {
 
 export interface RuntimeOptions {
   table: RouteTable<CompiledRoute>;
-  /** The app's middleware, outermost first. */
+  /** The app's active middleware (`activeMiddleware`), outermost first. */
   middleware: readonly Middleware[];
   policy: ErrorPolicy;
   plugins: PluginManager;
@@ -175,7 +175,7 @@ export class AppRuntime {
     this.plugins = options.plugins;
     this.redirectSlashes = options.redirectSlashes;
     this.edge = options.edge;
-    this.chain = compose(options.middleware, this.route);
+    this.chain = composeActive(options.middleware, this.route);
   }
 
   /** Serves one request; synchronous when nothing on its path is asynchronous. Never throws. */
