@@ -162,8 +162,10 @@ function sameLowerCase(key: string, name: string): boolean {
   return true;
 }
 
-const UNAVAILABLE_BODY = problem(503, 'The server is shutting down');
-const BAD_REQUEST_BODY = problem(400, 'Malformed request target');
+// Made when a server starts, not at import: a reason phrase loads node:http, which a bundled
+// serverless function (this module is in its graph through `app.run`) never needs.
+let unavailableBody: string | undefined;
+let badRequestBody: string | undefined;
 
 /** absolute-form (proxies) or asterisk-form request targets; undefined when malformed. */
 function splitOtherTarget(url: string): [string, string] | undefined {
@@ -254,7 +256,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
   const listener = (req: IncomingMessage, res: ServerResponse, expectsContinue = false) => {
     if (draining) {
       res.writeHead(503, reasonPhrase(503), ['content-type', PROBLEM_JSON, 'connection', 'close', 'retry-after', '1']);
-      res.end(UNAVAILABLE_BODY);
+      res.end((unavailableBody ??= problem(503, 'The server is shutting down')));
       return;
     }
     const url = req.url ?? '/';
@@ -269,7 +271,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       const target = splitOtherTarget(url);
       if (target === undefined) {
         res.writeHead(400, reasonPhrase(400), ['content-type', PROBLEM_JSON, 'connection', 'close']);
-        res.end(BAD_REQUEST_BODY);
+        res.end((badRequestBody ??= problem(400, 'Malformed request target')));
         return;
       }
       path = target[0];

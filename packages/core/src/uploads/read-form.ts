@@ -245,8 +245,10 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
 }
 
 // file-type takes about 70 ms to import: loaded on the first file whose type is checked, not with the app.
-let fileTypeModule: Promise<typeof import('file-type')> | undefined;
-const fileType = () => (fileTypeModule ??= import('file-type'));
+// Its core entry: the bytes are already in hand, and the Node entry's static imports of node:stream/web
+// and node:fs/promises would be hoisted to the top of a bundled function and loaded with it.
+let fileTypeModule: Promise<typeof import('file-type/core')> | undefined;
+const fileType = () => (fileTypeModule ??= import('file-type/core'));
 
 /** The type by content; a declared text type when the content has no magic bytes; else octet-stream. */
 async function detectType(head: Buffer, declared: string): Promise<string> {
