@@ -60,6 +60,9 @@ describe('loading core from a single-file bundle', () => {
     for (const step of ['import', 'hello']) {
       expect(report[step]).not.toContain('node:crypto');
       expect(report[step]).not.toContain('node:worker_threads');
+      // Nor the server's or file-type's built-ins, which a bundle would load with the function.
+      expect(report[step]).not.toContain('node:http');
+      expect(report[step]).not.toContain('node:stream/web');
     }
     // pino starts its transport machinery (thread-stream → worker_threads) once a logger is made.
     expect(report.log).toContain('node:worker_threads');
