@@ -14,7 +14,7 @@ import {
   fmtPct,
   fmtRatio,
   here,
-  killAll,
+  runMain,
   median,
   runLoad,
   type Sample,
@@ -296,13 +296,4 @@ ${note} Machine: ${cpuModel()} (${nCpu} logical core${nCpu === 1 ? '' : 's'}), N
   return 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (e: unknown) => {
-    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    killAll();
-    process.exitCode = 1;
-  },
-);
+runMain(main);

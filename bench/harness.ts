@@ -64,6 +64,20 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+/** Runs a script's `main`: its result is the exit code; a throw is printed and stops every server. */
+export function runMain(main: () => Promise<number>): void {
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      killAll();
+      process.exitCode = 1;
+    },
+  );
+}
+
 export function startServer(fw: ServerSpec): Promise<RunningServer> {
   const [cmd, argv] = command(1, fw.file);
   const child = spawn(cmd, argv, {

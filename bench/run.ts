@@ -19,7 +19,7 @@ import {
   fmtPct,
   fmtRatio,
   here,
-  killAll,
+  runMain,
   median,
   type RunningServer,
   runLoad,
@@ -302,23 +302,28 @@ function keptSections(file: string, fresh: string): string {
   return kept.length === 0 ? '' : `\n${kept.map((part) => part.trimEnd()).join('\n\n')}\n`;
 }
 
+/** One server on one endpoint, aggregated over the rounds. */
+interface ResultRow {
+  fw: Framework;
+  ep: Endpoint;
+  rps: number;
+  min: number;
+  max: number;
+  p99: number;
+  latencyAvg: number;
+  throughput: number;
+  ratio: number;
+  loadCpu: number;
+  serverCpu: number;
+  otherCpu: number;
+  cpuPerRequest: number;
+  cpuRatio: number;
+  peakRss: number;
+  bad: number;
+}
+
 /** The fastify/benchmarks format's table, printed and written as its own section of RESULTS.md. */
-function fastifyBenchmarksReport(
-  rows: {
-    fw: Framework;
-    rps: number;
-    min: number;
-    max: number;
-    p99: number;
-    latencyAvg: number;
-    throughput: number;
-    loadCpu: number;
-    otherCpu: number;
-    cpuPerRequest: number;
-    bad: number;
-  }[],
-  started: Date,
-): number {
+function fastifyBenchmarksReport(rows: readonly ResultRow[], started: Date): number {
   const raw = rows.find((r) => r.fw.name === 'raw');
   const fastify = rows.find((r) => r.fw.name === 'fastify');
   const several = settings.rounds > 1;
@@ -514,25 +519,7 @@ async function main(): Promise<number> {
   }
 
   // Aggregate.
-  interface Row {
-    fw: Framework;
-    ep: Endpoint;
-    rps: number;
-    min: number;
-    max: number;
-    p99: number;
-    latencyAvg: number;
-    throughput: number;
-    ratio: number;
-    loadCpu: number;
-    serverCpu: number;
-    otherCpu: number;
-    cpuPerRequest: number;
-    cpuRatio: number;
-    peakRss: number;
-    bad: number;
-  }
-  const rows: Row[] = [];
+  const rows: ResultRow[] = [];
   for (const ep of endpoints) {
     const agg = (fw: Framework) => {
       const list = samples.get(`${fw.name}/${ep.name}`) ?? [];
@@ -670,13 +657,4 @@ ${args.source ? '\nfnapi ran from its TypeScript sources (--source), not the bui
   return 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (e: unknown) => {
-    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    killAll();
-    process.exitCode = 1;
-  },
-);
+runMain(main);
