@@ -13,7 +13,7 @@ import {
   splitHeaders,
 } from './platform-result.js';
 import { decodeBody, encodeQuery, joinRawQuery, lowerCaseHeaders, protocolOf, stripPrefix, toWirePath } from './event-parts.js';
-import { answer, type RequestParts, requestFrom, type Runtime, toChunk, writeChunk, writeChunks } from '@fnapi/core/transport';
+import { answer, type RequestParts, requestFrom, type Runtime, streamBody, toChunk, writeChunk } from '@fnapi/core/transport';
 
 // The event and result shapes, as far as the adapter reads or writes them (the full ones are in
 // `@types/aws-lambda`, which users need not install).
@@ -315,8 +315,13 @@ export class LambdaAdapter {
       stream.once('close', closed);
       try {
         if (out.stream !== undefined) {
-          await writeChunks(stream, out.stream as AsyncIterable<BodyChunk>);
-        } else if (out.body !== null) {
+          const finished = once(stream, 'finish');
+          finished.catch(() => {});
+          // A failed stream is logged and cut off by the writer; the invocation ends quietly.
+          if (await streamBody(stream, out.stream, this.app.logger)) await finished;
+          return;
+        }
+        if (out.body !== null) {
           await writeChunk(stream, toChunk(out.body));
         } else {
           // The prelude goes out with the first write; an empty body still needs one.

@@ -1,4 +1,4 @@
-import { handleFetch, requestFrom, type Runtime } from '@fnapi/core/transport';
+import { answer, requestFrom, type Runtime, toWebResponse, webParts } from '@fnapi/core/transport';
 import { restProcessor } from './lambda.js';
 import { type BinaryOptions, serveBuffered } from './platform-result.js';
 
@@ -80,7 +80,7 @@ export class NetlifyAdapter {
         request = new globalThis.Request(url, request);
       }
     }
-    return handleFetch(this.app, request);
+    return toWebResponse(await answer(this.app, requestFrom(webParts(request, this.app.limits.bodyLimit))));
   }
 
   // A v1 event is a REST event: its processor builds the parts and the result; only the path (the

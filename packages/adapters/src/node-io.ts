@@ -1,5 +1,5 @@
-import { BadRequestError, type BodyChunk } from '@fnapi/core';
-import { answer, collectBody, requestFrom, type Runtime, toChunk, tooLarge, writeChunk, writeChunks } from '@fnapi/core/transport';
+import { BadRequestError } from '@fnapi/core';
+import { answer, collectBody, type NodeResponse, requestFrom, type Runtime, tooLarge, writeNode } from '@fnapi/core/transport';
 
 /**
  * A Node request as platforms hand it over: an `IncomingMessage`, or an Express request whose body
@@ -19,14 +19,8 @@ export interface PlatformNodeRequest extends AsyncIterable<unknown> {
 }
 
 /** The `ServerResponse` (or Express response) the answer is written to. */
-export interface PlatformNodeResponse {
-  readonly headersSent: boolean;
+export interface PlatformNodeResponse extends NodeResponse {
   readonly writableFinished: boolean;
-  readonly destroyed: boolean;
-  writeHead(statusCode: number, headers: string[]): unknown;
-  write(chunk: Uint8Array): boolean;
-  end(): unknown;
-  destroy(error?: Error): unknown;
   once(event: 'close', listener: () => void): unknown;
 }
 
@@ -91,17 +85,5 @@ export async function serveNode(app: Runtime, req: PlatformNodeRequest, res: Pla
     app.logger.error({ path: request.path }, 'response headers were already sent by someone else; answer dropped');
     return;
   }
-  res.writeHead(out.status, out.headers as string[]);
-  if (out.stream !== undefined) {
-    try {
-      await writeChunks(res, out.stream as AsyncIterable<BodyChunk>);
-      res.end();
-    } catch (error) {
-      app.logger.error({ err: error }, 'streamed response failed');
-      res.destroy(error as Error);
-    }
-    return;
-  }
-  if (out.body !== null) await writeChunk(res, toChunk(out.body));
-  res.end();
+  await writeNode(res, out, { logger: app.logger });
 }

@@ -1,6 +1,26 @@
-import { BadRequestError } from './errors.js';
+import { BadRequestError, PayloadTooLargeError } from './errors.js';
 
+/** The default `bodyLimit`: 1 MiB (413 past it). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** The one 413 for a body past the limit. */
+export function tooLarge(limit: number): PayloadTooLargeError {
+  return new PayloadTooLargeError(`Request body exceeds the limit of ${limit} bytes`);
+}
+
+/** Collects an async stream of chunks, failing with 413 as soon as the total passes `limit`. */
+export async function collectBody(chunks: AsyncIterable<Uint8Array | string>, limit: number): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of chunks) {
+    const part = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += part.byteLength;
+    if (size > limit) throw tooLarge(limit);
+    parts.push(part);
+  }
+  if (parts.length === 1) return parts[0]!;
+  return Buffer.concat(parts, size);
+}
 export const MAX_JSON_DEPTH = 256;
 
 const decoder = new TextDecoder('utf-8', { fatal: false });

@@ -10,7 +10,7 @@ import {
 import { isJsonContentType } from './http.js';
 import { type EndpointDefinition, type Guard, handlerMetadata } from './endpoint.js';
 import { GatewayTimeoutError, RequestValidationError, UnsupportedMediaTypeError } from './errors.js';
-import type { MaybePromise, Step } from './pipeline.js';
+import { isPromiseLike, type MaybePromise, type Step } from './pipeline.js';
 import type { Request } from './request.js';
 import { loadFormParser, readForm } from './uploads/read-form.js';
 import { fromWebResponse, isWebResponse, JSONResponse, Response } from './response.js';
@@ -33,12 +33,6 @@ export class ResponseValidationError extends Error {
     );
     this.name = 'ResponseValidationError';
   }
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (
-    value instanceof Promise || (typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function')
-  );
 }
 
 function isStatus(value: unknown): value is number {

@@ -6,6 +6,13 @@ export type CallNext = (request: Request) => Promise<Response>;
 
 export type MaybePromise<T> = T | Promise<T>;
 
+/** A promise or any thenable (a handler's result may be either). */
+export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value instanceof Promise || (typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function')
+  );
+}
+
 /**
  * One step of the internal pipeline. Unlike `CallNext` it may answer synchronously, so a sync handler
  * behind no middleware costs no promise at all.

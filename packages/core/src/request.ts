@@ -1,8 +1,7 @@
 import { queryValues } from '@fnapi/validation';
 import { parse as parseCookie } from 'cookie';
 import { parse as parseQuery } from 'fast-querystring';
-import { decodeText, DEFAULT_BODY_LIMIT, parseJsonBody } from './body.js';
-import { collectBody, tooLarge } from './wire/collect-body.js';
+import { collectBody, decodeText, DEFAULT_BODY_LIMIT, parseJsonBody, tooLarge } from './body.js';
 import { BadRequestError } from './errors.js';
 import { DEFAULT_EDGE, type EdgeSettings, REQUEST_EDGE, forwardedAddress, generateRequestId, isValidRequestId, lastEntry } from './edge.js';
 import { type RawHeaders, RequestHeaders } from './headers.js';
@@ -23,22 +22,34 @@ export interface ClientInfo {
   port?: number;
 }
 
+/**
+ * A request's body as a transport has it: bytes or text already read, a stream of chunks (a Web
+ * `ReadableStream` or any async iterable, read on first use with the limit), a reader given the limit
+ * (called as a method of the parts, so it may be one), or null for none.
+ */
+export type BodySource =
+  | Uint8Array
+  | string
+  | null
+  | AsyncIterable<Uint8Array | string>
+  | ReadableStream<Uint8Array>
+  | ((limit: number) => Promise<Uint8Array>);
+
+/** What a request is built from (the wire's `requestFrom` parts, with URL and signal resolved). */
 export interface RequestInit {
   method: string;
-  /** Path without the query string, as sent (percent-encoded). */
-  path: string;
+  /** Path without the query string, as sent (percent-encoded); default `/`. */
+  path?: string;
   /** Query string without the leading `?`. */
   query?: string;
   headers?: RawHeaders;
-  /** A buffered body; a transport that streams the body gives `bodySource` instead. */
-  body?: Uint8Array | string | null;
+  /** The body: read on first use, with `bodyLimit`. */
+  body?: BodySource;
   client?: ClientInfo;
   protocol?: 'http' | 'https';
   bodyLimit?: number;
   /** The platform's id for this request (e.g. Lambda's `requestContext.requestId`), used when none came in. */
   id?: string;
-  /** A body read on first use instead of `body`: a stream of chunks, or a reader given the limit. */
-  bodySource?: AsyncIterable<Uint8Array | string> | ((limit: number) => Promise<Uint8Array>);
   /** Whether the request carries a body, when the headers cannot say (a platform's body object). */
   hasBody?: boolean;
   /** Called once, on first use of `request.signal`, with the function that aborts it (client gone). */
@@ -47,7 +58,7 @@ export interface RequestInit {
   onBodyRefused?: () => void;
   /** One header's value (repeats joined), for a transport that can find it without building every header. */
   headerValue?: (name: string) => string | undefined;
-  /** The body as it arrives, unbuffered and unlimited (uploads); default: `bodySource`, else the buffered body. */
+  /** The body as it arrives, unbuffered and unlimited (uploads); default: a streamed `body` as it comes, else the bytes at once. */
   bodyStream?: () => AsyncIterable<Uint8Array | string>;
   /**
    * Runs `fn` once the answer has been sent or the client has gone; false (the default) when the
@@ -82,7 +93,6 @@ export class Request {
   protected readonly protocol: 'http' | 'https';
   private _headers: RequestHeaders | undefined;
   private _client: ClientInfo | undefined;
-  private _body: Uint8Array | string | null | undefined;
   private _bytes: Promise<Uint8Array> | undefined;
   private _json: Promise<unknown> | undefined;
   private _jsonParsed = false;
@@ -104,9 +114,8 @@ export class Request {
   constructor(init: RequestInit) {
     const method = init.method;
     this.method = method === 'GET' || method === 'POST' ? method : method.toUpperCase();
-    this.path = init.path;
+    this.path = init.path ?? '/';
     this.rawQuery = init.query ?? '';
-    this._body = init.body;
     this.protocol = init.protocol ?? 'http';
     this.bodyLimit = init.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this._init = init;
@@ -291,7 +300,9 @@ export class Request {
     const length = this.headerValue('content-length');
     if (length !== undefined) return length !== '0';
     if (this.headerValue('transfer-encoding') !== undefined) return true;
-    return this._body != null && (typeof this._body === 'string' ? this._body.length > 0 : this._body.byteLength > 0);
+    const body = this._init.body;
+    if (typeof body === 'string') return body.length > 0;
+    return body instanceof Uint8Array && body.byteLength > 0;
   }
 
   private loadBody(): Promise<Uint8Array> {
@@ -326,16 +337,12 @@ export class Request {
    */
   protected readBody(limit: number): Promise<Uint8Array> {
     const init = this._init;
-    const source = init.bodySource;
+    const body = init.body;
     try {
-      if (source !== undefined) {
-        // Called on the parts, so a transport's reader may be a method of them.
-        return typeof source === 'function'
-          ? (init.bodySource as (limit: number) => Promise<Uint8Array>)(limit)
-          : collectBody(source, limit);
-      }
-      const body = this._body;
       if (body == null) return Promise.resolve(EMPTY_BYTES);
+      // Called on the parts, so a transport's reader may be a method of them.
+      if (typeof body === 'function') return (init.body as (limit: number) => Promise<Uint8Array>)(limit);
+      if (typeof body !== 'string' && !(body instanceof Uint8Array)) return collectBody(body as AsyncIterable<Uint8Array | string>, limit);
       const bytes = typeof body === 'string' ? Buffer.from(body) : body;
       if (bytes.byteLength > limit) return Promise.reject(tooLarge(limit));
       return Promise.resolve(bytes);
@@ -348,8 +355,8 @@ export class Request {
   protected openBodyStream(): AsyncIterable<Uint8Array | string> {
     const init = this._init;
     if (init.bodyStream !== undefined) return init.bodyStream();
-    const source = init.bodySource;
-    if (source !== undefined && typeof source !== 'function') return source;
+    const body = init.body;
+    if (body != null && typeof body === 'object' && !(body instanceof Uint8Array)) return body as AsyncIterable<Uint8Array | string>;
     return this.wholeBody();
   }
 

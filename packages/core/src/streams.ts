@@ -1,8 +1,12 @@
 import { compiledParser, type z } from '@fnapi/validation';
 import { HTTPError, ServiceUnavailableError } from './errors.js';
+import { isPromiseLike } from './pipeline.js';
 import type { Request } from './request.js';
 import { fromWebResponse, isWebResponse, Response, StreamingResponse } from './response.js';
 import { errorResponse } from './runtime.js';
+import { StreamInterrupted } from './wire/interrupted.js';
+
+export { StreamInterrupted };
 
 export const EVENT_STREAM_TYPE = 'text/event-stream';
 export const JSON_LINES_TYPE = 'application/jsonl';
@@ -50,19 +54,6 @@ export type StreamResult<T> =
   | Response
   | globalThis.Response
   | Promise<AsyncIterable<T> | Iterable<T> | Response | globalThis.Response>;
-
-/** Thrown into the writer to cut a JSON Lines stream off without its final chunk (already logged). */
-export class StreamInterrupted extends Error {
-  constructor(cause: unknown) {
-    super('stream interrupted', { cause });
-    this.name = 'StreamInterrupted';
-  }
-}
-
-/** The abort reason of streams ended by a draining server. */
-export function drainingReason(): Error {
-  return new ServiceUnavailableError('The server is shutting down');
-}
 
 export interface StreamSpec {
   kind: 'events' | 'lines';
@@ -120,10 +111,6 @@ export function checkStreamOptions(
   }
 }
 
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
-}
-
 /** How the document describes a streaming endpoint's body: its media type and item schema. */
 export function streamOf(options: { events?: z.ZodType; lines?: z.ZodType }): { mediaType: string; item: z.ZodType } | undefined {
   if (options.events !== undefined) return { mediaType: EVENT_STREAM_TYPE, item: options.events };
@@ -155,9 +142,11 @@ export function compileStream(spec: StreamSpec): (result: unknown, request: Requ
       return new StreamingResponse(EMPTY, { mediaType, headers, statusCode: spec.statusCode });
     }
     const stream = new ItemStream(source, encode, request, spec.kind, pingMs);
-    // An error before the first item is an ordinary error response, so wait for it (events: at
-    // most until the first ping is due, then the stream starts with the ping).
-    await stream.prime();
+    // An event stream starts at once: its headers go out before the first event (a live feed may be
+    // idle for long, and a browser's EventSource opens at once), so an error before that event is an
+    // `event: error` like a later one. A JSON Lines stream waits for its first item, so an error
+    // before it is an ordinary error response.
+    if (spec.kind === 'lines') await stream.prime();
     return new StreamingResponse(stream, { mediaType, headers, statusCode: spec.statusCode });
   };
 }
@@ -194,16 +183,21 @@ export class ItemValidationError extends Error {
   }
 }
 
+type Outcome = Encoded | 'done' | 'ping' | 'aborted';
+
 /**
  * The handler's items as body chunks, pulled one at a time by the writer (so a slow client pauses
- * the producer). Races each pull against the ping timer and `request.signal`: a client that goes
- * away or a draining server ends the stream at once and closes the producer.
+ * the producer). Each pull races the ping timer and `request.signal`: a client that goes away or a
+ * draining server ends the stream at once and closes the producer. Nothing of an item outlives its
+ * race: the abort listener is one for the stream's life and settles only the race under way, so a
+ * stream that runs for days holds no more than the item being written.
  */
 class ItemStream implements AsyncIterableIterator<string> {
   private pending: Promise<Encoded> | undefined;
   private first: string | undefined;
   private finished = false;
-  private readonly aborted: Promise<void>;
+  /** Settles the race under way, if any. */
+  private settle: ((outcome: Outcome) => void) | undefined = undefined;
 
   constructor(
     private readonly source: AsyncIterator<unknown> | Iterator<unknown>,
@@ -213,17 +207,14 @@ class ItemStream implements AsyncIterableIterator<string> {
     private readonly pingMs: number | undefined,
   ) {
     const signal = request.signal;
-    this.aborted = new Promise((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    if (!signal.aborted) signal.addEventListener('abort', () => this.settle?.('aborted'), { once: true });
   }
 
   [Symbol.asyncIterator](): this {
     return this;
   }
 
-  /** Waits for the first item; its error (or a bad first item) rejects, after closing the producer. */
+  /** Waits for the first item (JSON Lines); its error (or a bad first item) rejects, after closing the producer. */
   async prime(): Promise<void> {
     const outcome = await this.race();
     if (outcome === 'aborted') return this.close();
@@ -272,26 +263,21 @@ class ItemStream implements AsyncIterableIterator<string> {
   }
 
   /** The next item, encoded; or a ping due, or the request aborted, whichever comes first. */
-  private async race(): Promise<Encoded | 'done' | 'ping' | 'aborted'> {
-    if (this.request.aborted) return 'aborted';
-    this.pending ??= this.pull();
-    const contenders: Promise<Encoded | 'done' | 'ping' | 'aborted'>[] = [
-      this.pending.then((encoded) => (encoded.ok && encoded.chunk === '' ? 'done' : encoded)),
-      this.aborted.then(() => 'aborted' as const),
-    ];
-    let timer: NodeJS.Timeout | undefined;
-    if (this.pingMs !== undefined) {
-      contenders.push(
-        new Promise<'ping'>((resolve) => {
-          timer = setTimeout(() => resolve('ping'), this.pingMs);
-        }),
-      );
-    }
-    try {
-      return await Promise.race(contenders);
-    } finally {
-      if (timer !== undefined) clearTimeout(timer);
-    }
+  private race(): Promise<Outcome> {
+    if (this.request.aborted) return Promise.resolve('aborted');
+    const pending = (this.pending ??= this.pull());
+    return new Promise<Outcome>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (outcome: Outcome) => {
+        if (this.settle !== settle) return;
+        this.settle = undefined;
+        if (timer !== undefined) clearTimeout(timer);
+        resolve(outcome);
+      };
+      this.settle = settle;
+      if (this.pingMs !== undefined) timer = setTimeout(settle, this.pingMs, 'ping');
+      pending.then((encoded) => settle(encoded.ok && encoded.chunk === '' ? 'done' : encoded));
+    });
   }
 
   /** Pulls and encodes one item; `''` marks the end (no item encodes to an empty chunk). */

@@ -1,3 +1,4 @@
+import { get } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, HTTPError, NotFoundError, type Request, sseEvent, z } from '../src/index.js';
@@ -28,6 +29,7 @@ function build() {
     cutClosed: gate(),
     linesRead: gate(),
     producedBytes: 0,
+    late: gate(),
   };
   const app = new API({ logger: false });
   app.get('/ticks', { params: { count: z.int().max(1000) }, events: Tick }, async function* ({ count }) {
@@ -106,6 +108,18 @@ function build() {
     yield { n: 0 };
   });
   app.get('/plain', { events: Tick }, () => ({ not: 'iterable' }) as never);
+  app.get('/late', { events: Tick }, async function* () {
+    await state.late.opened;
+    yield { n: 1 };
+  });
+  app.get('/lines-missing', { lines: Tick }, async function* () {
+    throw new NotFoundError('No such export');
+  });
+  app.get('/lines-quick-fail', { lines: Tick }, async function* () {
+    yield { n: 1 };
+    yield { n: 2 };
+    throw new Error('export broke');
+  });
   return { app, state };
 }
 
@@ -262,18 +276,48 @@ describe('event streams and JSON Lines', () => {
     expect(growth).toBeLessThan(128 * 1024 * 1024);
   });
 
-  it('answers an error before the first item as an ordinary error response', async () => {
+  it('starts an event stream at once: an error before its first event is an error event', async () => {
+    const errorOf = (body: string) => {
+      const event = parseEvent(body.split('\n\n')[0]!)!;
+      expect(event.event).toBe('error');
+      return JSON.parse(event.data) as { status: number; detail?: string };
+    };
     const missing = await client.get('/missing');
-    expect(missing.status).toBe(404);
-    expect(missing.json()).toMatchObject({ status: 404, detail: 'No such feed' });
-    const bad = await client.get('/bad-first');
-    expect(bad.status).toBe(500);
-    expect(bad.headers['content-type']).toBe('application/problem+json');
-    const guarded = await client.get('/guarded');
-    expect(guarded.status).toBe(401);
+    expect([missing.status, missing.headers['content-type']]).toEqual([200, 'text/event-stream']);
+    expect(errorOf(missing.body)).toMatchObject({ status: 404, detail: 'No such feed' });
+    expect(errorOf((await client.get('/bad-first')).body)).toMatchObject({ status: 500 });
+    expect(errorOf((await client.get('/guarded')).body)).toMatchObject({ status: 401 });
     expect((await client.get('/guarded', { headers: { 'x-key': 'k' } })).body).toBe('data: {"n":0}\n\n');
+    // A handler that returns no iterable at all fails before any stream exists.
     const plain = await client.get('/plain');
     expect(plain.status).toBe(500);
+  });
+
+  it('sends an event stream’s headers before its first event', async () => {
+    const stream = await client.stream('/late');
+    expect([stream.status, stream.headers['content-type']]).toEqual([200, 'text/event-stream']);
+    served.state.late.open();
+    expect((await stream.events().next()).value?.data).toBe('{"n":1}');
+    stream.close();
+  });
+
+  it('answers an error before the first JSON Lines item as an ordinary error response', async () => {
+    const missing = await client.get('/lines-missing');
+    expect(missing.status).toBe(404);
+    expect(missing.json()).toMatchObject({ status: 404, detail: 'No such export' });
+  });
+
+  it('delivers every JSON Lines item written before a failure, then no final chunk', async () => {
+    const outcome = await new Promise<{ body: string; complete: boolean }>((resolve, reject) => {
+      get(`${client.url}/lines-quick-fail`, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('close', () => resolve({ body, complete: res.complete }));
+      }).on('error', reject);
+    });
+    expect(outcome.body).toBe('{"n":1}\n{"n":2}\n');
+    expect(outcome.complete).toBe(false);
   });
 
   it('ends an event stream with an error event carrying the problem body', async () => {

@@ -1,15 +1,16 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tooLarge } from '../wire/collect-body.js';
-import { BadRequestError, problemDetails } from '../errors.js';
-import { PROBLEM_JSON, reasonOverride, reasonPhrase } from '../http.js';
+import { tooLarge } from '../body.js';
+import { BadRequestError, type HTTPError } from '../errors.js';
 import type { RawHeaders } from '../headers.js';
-import { type ClientInfo, Request, type RequestInit } from '../request.js';
-import { drainingReason, StreamInterrupted } from '../streams.js';
+import type { ClientInfo, Request } from '../request.js';
+import { problemResponse } from '../response.js';
 import type { Runtime } from '../runtime-contract.js';
-import { startOrRefuse, withoutBody } from '../wire/answer.js';
-import { serialize } from '../wire/serialize.js';
-import { writeChunks } from '../wire/stream-writer.js';
+import { answerNow } from '../wire/answer.js';
+import { drainingReason } from '../wire/interrupted.js';
+import { type NodeWriteOptions, writeNode } from '../wire/node-writer.js';
+import { type RequestParts, requestFrom } from '../wire/request-from.js';
+import { type Serialized, serialize } from '../wire/serialize.js';
 import { listen } from './listen.js';
 
 export interface RunOptions {
@@ -37,11 +38,11 @@ export interface RunningServer {
 }
 
 /**
- * What node:http gives of a request, as the `RequestInit` of a plain `Request`: the body is streamed in
- * on first use, with the size limit; headers are built (by node) only if read. Its hooks are methods,
- * so a request costs no closure.
+ * What node:http gives of a request, as `requestFrom` parts: the body is streamed in on first use,
+ * with the size limit; headers are built (by node) only if read. Its hooks are methods, so a request
+ * costs no closure, and `requestFrom` takes the parts as they are.
  */
-class NodeParts implements RequestInit {
+class NodeParts implements RequestParts {
   /** Set when the body was refused unread, so the connection must not be reused. */
   bodyRefused = false;
   /** `Expect: 100-continue` and the client not invited to send the body yet. */
@@ -64,7 +65,7 @@ class NodeParts implements RequestInit {
   headerValue(name: string): string | undefined {
     return rawHeaderValue(this.raw.rawHeaders, name);
   }
-  bodySource(limit: number): Promise<Uint8Array> {
+  body(limit: number): Promise<Uint8Array> {
     this.sendContinue();
     const raw = this.raw;
     return new Promise((resolve, reject) => {
@@ -162,11 +163,6 @@ function sameLowerCase(key: string, name: string): boolean {
   return true;
 }
 
-// Made when a server starts, not at import: a reason phrase loads node:http, which a bundled
-// serverless function (this module is in its graph through `app.run`) never needs.
-let unavailableBody: string | undefined;
-let badRequestBody: string | undefined;
-
 /** absolute-form (proxies) or asterisk-form request targets; undefined when malformed. */
 function splitOtherTarget(url: string): [string, string] | undefined {
   if (!/^https?:\/\//i.test(url)) return undefined;
@@ -186,13 +182,10 @@ function portFromEnvironment(): number {
   return port;
 }
 
-function problem(status: number, detail: string): string {
-  return JSON.stringify(problemDetails(status, detail));
-}
-
 /**
  * Serves an app with node:http, with the documented timeouts, limits and graceful shutdown. By
- * default startup runs before listening and a failure rejects; with `startupPerRequest` (TestClient)
+ * default it listens, then runs startup (probes answer meanwhile) and resolves once startup has
+ * finished; a failure closes the server and rejects; with `startupPerRequest` (TestClient)
  * the first requests run it instead and a failure answers 503, as on every other transport.
  */
 export async function runNodeServer(app: Runtime, options: RunOptions, startupPerRequest = false): Promise<RunningServer> {
@@ -202,6 +195,8 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
   const limits = app.limits;
   const bodyLimit = limits.bodyLimit;
   const context = { debug: app.debug, logger: app.logger };
+  const keepOpen: NodeWriteOptions = { logger: context.logger };
+  const closeAfter: NodeWriteOptions = { logger: context.logger, close: true };
   let draining = false;
   let inFlight = 0;
   let drained: (() => void) | undefined;
@@ -213,50 +208,29 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     if (inFlight === 0 && drained) drained();
   };
 
-  const write = (res: ServerResponse, request: Request, parts: NodeParts, response: Parameters<typeof serialize>[0]) => {
-    let out = serialize(response, context);
-    if (parts.method === 'HEAD') out = withoutBody(out);
+  const write = (res: ServerResponse, request: Request, parts: NodeParts, out: Serialized) => {
     // A body never invited (100-continue) or refused part-way may still be on its way: do not reuse the connection.
-    if (parts.bodyRefused || draining || parts.awaitingContinue) out.headers.push('connection', 'close');
-    try {
-      const reason = reasonOverride(out.status);
-      if (reason === undefined) res.writeHead(out.status, out.headers);
-      else res.writeHead(out.status, reason, out.headers);
-    } catch (error) {
-      app.logger.error({ err: error }, 'response headers could not be written');
-      res.writeHead(500, reasonPhrase(500), ['content-type', PROBLEM_JSON, 'connection', 'close']);
-      res.end(problem(500, 'The response could not be written'));
+    const close = parts.bodyRefused || draining || parts.awaitingContinue;
+    const streamed = writeNode(res, out, close ? closeAfter : keepOpen);
+    if (streamed === undefined) {
       finished();
       return;
     }
-    if (out.stream !== undefined) {
-      streaming.add(request);
-      const done = () => {
-        streaming.delete(request);
-        finished();
-      };
-      writeChunks(res, out.stream).then(
-        () => {
-          if (!res.destroyed) res.end();
-          done();
-        },
-        (error: unknown) => {
-          // A stream interrupted on purpose was logged where it failed; cutting it off is its ending.
-          if (!(error instanceof StreamInterrupted)) app.logger.error({ err: error }, 'response stream failed');
-          res.destroy();
-          done();
-        },
-      );
-      return;
-    }
-    res.end(out.body ?? undefined);
-    finished();
+    streaming.add(request);
+    void streamed.then(() => {
+      streaming.delete(request);
+      finished();
+    });
+  };
+
+  /** An answer given before any request exists (draining, a malformed target): an error's problem body. */
+  const refuse = (res: ServerResponse, error: HTTPError) => {
+    writeNode(res, serialize(problemResponse(error.toProblem(), error.headers), context), closeAfter);
   };
 
   const listener = (req: IncomingMessage, res: ServerResponse, expectsContinue = false) => {
     if (draining) {
-      res.writeHead(503, reasonPhrase(503), ['content-type', PROBLEM_JSON, 'connection', 'close', 'retry-after', '1']);
-      res.end((unavailableBody ??= problem(503, 'The server is shutting down')));
+      refuse(res, drainingReason());
       return;
     }
     const url = req.url ?? '/';
@@ -270,8 +244,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     } else {
       const target = splitOtherTarget(url);
       if (target === undefined) {
-        res.writeHead(400, reasonPhrase(400), ['content-type', PROBLEM_JSON, 'connection', 'close']);
-        res.end((badRequestBody ??= problem(400, 'Malformed request target')));
+        refuse(res, new BadRequestError('Malformed request target'));
         return;
       }
       path = target[0];
@@ -280,19 +253,10 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     inFlight++;
     const parts = new NodeParts(req, res, req.method ?? 'GET', path, query, bodyLimit);
     if (expectsContinue) parts.awaitingContinue = true;
-    const request = new Request(parts);
-    if (!app.ready) {
-      startOrRefuse(app)
-        .then((refused) => (refused === undefined ? app.handle(request) : refused))
-        .then((response) => write(res, request, parts, response));
-      return;
-    }
-    const out = app.serve(request);
-    if (!(out instanceof Promise)) {
-      write(res, request, parts, out);
-      return;
-    }
-    out.then((response) => write(res, request, parts, response));
+    const request = requestFrom(parts);
+    const out = answerNow(app, request);
+    if (out instanceof Promise) out.then((done) => write(res, request, parts, done));
+    else write(res, request, parts, out);
   };
 
   // node:http from the built-in registry when a server starts, not imported: a bundler hoists a
@@ -317,13 +281,23 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
   });
 
   app.emit('server_starting', {});
-  if (!startupPerRequest) await app.startup();
   await listen(server, port, host);
   const address = server.address() as AddressInfo;
   const boundHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${boundHost === '0.0.0.0' ? '127.0.0.1' : boundHost === '[::]' ? '[::1]' : boundHost}:${address.port}`;
-  app.emit('server_started', { url });
   app.logger.info({ address: address.address, port: address.port, url }, `fnapi listening on ${boundHost}:${address.port} (${url})`);
+  if (!startupPerRequest) {
+    // Listening while startup runs, so probes answer at once (`/readyz`: 503 starting); other
+    // requests wait for the same startup. A failed startup closes the server and rejects.
+    try {
+      await app.startup();
+    } catch (error) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      throw error;
+    }
+  }
+  app.emit('server_started', { url });
 
   let closing: Promise<void> | undefined;
   const shutdown = (exit: boolean, delay = 0): Promise<void> => {

@@ -78,7 +78,7 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (declared > uploadLimit) {
     request.discardBody();
-    return Promise.reject(tooLarge(`Request body exceeds the upload limit of ${uploadLimit} bytes`));
+    return Promise.reject(refused(`Request body exceeds the upload limit of ${uploadLimit} bytes`));
   }
 
   let parser: BusboyInstance;
@@ -124,7 +124,7 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
       const chunk = typeof data === 'string' ? Buffer.from(data) : data;
       received += chunk.byteLength;
       if (received > uploadLimit) {
-        fail(tooLarge(`Request body exceeds the upload limit of ${uploadLimit} bytes`), true);
+        fail(refused(`Request body exceeds the upload limit of ${uploadLimit} bytes`), true);
         return;
       }
       if (!parser.write(chunk)) source.pause();
@@ -143,7 +143,7 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
     parser.on('field', (name, value, _nameTruncated, valueTruncated) => {
       if (failed) return;
       if (valueTruncated) {
-        fail(tooLarge(`Form field "${name}" exceeds ${MAX_FIELD_SIZE} bytes`), true);
+        fail(refused(`Form field "${name}" exceeds ${MAX_FIELD_SIZE} bytes`), true);
         return;
       }
       const field = plan.fields.get(name);
@@ -175,7 +175,7 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
           if (failed) return;
           size += chunk.byteLength;
           if (size > field.maxSize) {
-            fail(tooLarge(`File "${field.name}" exceeds ${field.maxSize} bytes`), true);
+            fail(refused(`File "${field.name}" exceeds ${field.maxSize} bytes`), true);
             return;
           }
           if (headSize < SNIFF_BYTES) {
@@ -213,9 +213,9 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
         });
       });
 
-    parser.on('filesLimit', () => fail(tooLarge(`More than ${maxFiles} files in one request`), true));
-    parser.on('fieldsLimit', () => fail(tooLarge(`More than ${MAX_PARTS} parts in one form`), true));
-    parser.on('partsLimit', () => fail(tooLarge(`More than ${MAX_PARTS} parts in one form`), true));
+    parser.on('filesLimit', () => fail(refused(`More than ${maxFiles} files in one request`), true));
+    parser.on('fieldsLimit', () => fail(refused(`More than ${MAX_PARTS} parts in one form`), true));
+    parser.on('partsLimit', () => fail(refused(`More than ${MAX_PARTS} parts in one form`), true));
     parser.on('error', (error: unknown) => fail(new BadRequestError(`Malformed form body: ${(error as Error)?.message ?? error}`), true));
     parser.on('finish', () => {
       if (failed) return;
@@ -259,6 +259,6 @@ async function detectType(head: Buffer, declared: string): Promise<string> {
   return type !== undefined && isTextContentType(type) ? type : BYTES_TYPE;
 }
 
-function tooLarge(message: string): PayloadTooLargeError {
+function refused(message: string): PayloadTooLargeError {
   return new PayloadTooLargeError(message);
 }

@@ -1,6 +1,7 @@
 import { problemDetails } from '../errors.js';
 import type { Request } from '../request.js';
 import { type BodyChunk, problemResponse, type Response } from '../response.js';
+import type { MaybePromise } from '../pipeline.js';
 import type { Runtime } from '../runtime-contract.js';
 import { type Serialized, serialize } from './serialize.js';
 
@@ -29,9 +30,27 @@ export async function startOrRefuse(runtime: Runtime): Promise<Response | undefi
  * One request answered: startup once, the app's handling, serialization, and the one decision that
  * a HEAD answer carries no body (statuses without one are decided by `serialize`).
  */
-export async function answer(runtime: Runtime, request: Request): Promise<Serialized> {
-  const refused = runtime.ready ? undefined : await startOrRefuse(runtime);
-  const response = refused ?? (await runtime.handle(request));
+export function answer(runtime: Runtime, request: Request): Promise<Serialized> {
+  const out = answerNow(runtime, request);
+  return out instanceof Promise ? out : Promise.resolve(out);
+}
+
+/**
+ * `answer` for servers that write a synchronous answer at once: no promise when the app is started
+ * and nothing on the request's path is asynchronous.
+ */
+export function answerNow(runtime: Runtime, request: Request): MaybePromise<Serialized> {
+  if (!runtime.ready) return answerAfterStartup(runtime, request);
+  const response = runtime.serve(request);
+  return response instanceof Promise ? response.then((done) => finish(runtime, request, done)) : finish(runtime, request, response);
+}
+
+async function answerAfterStartup(runtime: Runtime, request: Request): Promise<Serialized> {
+  const refused = await startOrRefuse(runtime);
+  return finish(runtime, request, refused ?? (await runtime.handle(request)));
+}
+
+function finish(runtime: Runtime, request: Request, response: Response): Serialized {
   // The runtime itself is the context: its logger (and pino with it) is made only if a line is written.
   const out = serialize(response, runtime);
   return request.method === 'HEAD' ? withoutBody(out) : out;

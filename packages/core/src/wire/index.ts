@@ -2,8 +2,10 @@
 // answers out. Apps never import it; it is off the main entry.
 export type { Runtime, RuntimeLimits } from '../runtime-contract.js';
 export { serialize, toChunk, toWebStream, type Serialized, type SerializeContext } from './serialize.js';
-export { collectBody, tooLarge } from './collect-body.js';
+export { collectBody, tooLarge } from '../body.js';
 export { writeChunk, writeChunks, type ChunkSink } from './stream-writer.js';
-export { handleFetch } from '../server/fetch.js';
-export { answer, closeStream, startOrRefuse, withoutBody } from './answer.js';
+export { answer, answerNow, closeStream, startOrRefuse, withoutBody } from './answer.js';
+export { drainingReason, StreamInterrupted } from './interrupted.js';
+export { type BodySink, type NodeResponse, type NodeWriteOptions, streamBody, writeNode } from './node-writer.js';
 export { requestFrom, type RequestParts } from './request-from.js';
+export { toWebResponse, webParts } from './web.js';

@@ -10,9 +10,19 @@ export interface ChunkSink {
 }
 
 /**
+ * Milliseconds a stream may write without handing the event loop back. A client that reads as fast as
+ * the server writes never fills the socket, so `write()` never says "wait": without this a stream
+ * whose items are all ready would run in microtasks alone and starve every other request.
+ */
+const SLICE_MS = 5;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
  * The one stream writer: writes each chunk as it arrives, waits for `drain` when the destination is
- * full (the producer pauses), and when the destination closes (client gone) stops at once and calls
- * the iterator's `return()`, so a generator's `finally` runs.
+ * full (the producer pauses), gives the event loop back every few milliseconds (so one fast stream
+ * never stalls the rest of the server), and when the destination closes (client gone) stops at once
+ * and calls the iterator's `return()`, so a generator's `finally` runs.
  */
 export async function writeChunks(stream: ChunkSink, source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>): Promise<void> {
   const iterator = (source as AsyncIterable<BodyChunk>)[Symbol.asyncIterator]();
@@ -24,15 +34,25 @@ export async function writeChunks(stream: ChunkSink, source: AsyncIterable<BodyC
     void Promise.resolve(iterator.return?.()).catch(() => {});
   };
   emitter.once?.('close', stop);
+  let sliceStart = performance.now();
   try {
     while (!stopped) {
+      const asked = performance.now();
       const next = await iterator.next();
       if (next.done || stopped) break;
+      // An item that took a while came from a later turn of the event loop (a timer, I/O): a new slice.
+      const arrived = performance.now();
+      if (arrived - asked >= SLICE_MS) sliceStart = arrived;
       if (stream.destroyed) {
         stop();
         break;
       }
       await writeChunk(stream, toChunk(next.value));
+      const now = performance.now();
+      if (now - sliceStart >= SLICE_MS) {
+        await nextTurn();
+        sliceStart = performance.now();
+      }
     }
   } catch (error) {
     stopped = true;
