@@ -285,6 +285,11 @@ export class API extends RouteGroup implements Runtime {
     return (this.runtime ?? this.compiled()).serve(request);
   }
 
+  /** Whether a request's route answers while startup runs, without waiting for it (health probes). */
+  servesWhileStarting(request: Request): boolean {
+    return this.compiled().servesWhileStarting(request);
+  }
+
   private compiled(): AppRuntime {
     return (this.runtime ??= compile({
       endpoints: this.registry.values(),

@@ -1,4 +1,5 @@
 import type { RouteEntry } from './route-group.js';
+import { handlerMetadata } from './endpoint.js';
 import { endpointMiddleware } from './endpoint-middleware.js';
 import { compileInvoker } from './invoke.js';
 import { activeMiddleware, composeActive, type Step } from './pipeline.js';
@@ -46,7 +47,8 @@ export function compile(input: CompileInput): AppRuntime {
       appMiddleware.length === 0 && middleware.length === 0
         ? endpoint.invoker
         : composeActive(middleware, endpointBoundary(endpoint.invoker));
-    table.add(endpoint.method, endpoint.path, { template: endpoint.path, run });
+    const servesWhileStarting = handlerMetadata(endpoint.definition.handler)?.servesWhileStarting === true;
+    table.add(endpoint.method, endpoint.path, { template: endpoint.path, run, servesWhileStarting });
   }
   for (const builtin of input.builtins) table.add('GET', builtin.path, { template: builtin.path, run: builtin.run });
   return new AppRuntime({ ...input, middleware: appMiddleware, table });

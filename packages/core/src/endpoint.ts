@@ -110,6 +110,11 @@ export interface HandlerMetadata {
    */
   securityAlternatives?: SecurityRequirement[][];
   errorStatuses?: number[];
+  /**
+   * Answered at once while the app's startup runs, instead of waiting for it (health probes: a
+   * readiness probe says `starting`).
+   */
+  servesWhileStarting?: boolean;
   /** Run in order before binding; each may throw an `HTTPError`. */
   guards?: Guard[];
 }
@@ -125,6 +130,7 @@ export function annotateHandler<F extends (...args: any[]) => unknown>(handler: 
     securityAlternatives: combineAlternatives(current?.securityAlternatives, metadata.securityAlternatives),
     errorStatuses: [...new Set([...(current?.errorStatuses ?? []), ...(metadata.errorStatuses ?? [])])],
     guards: [...(current?.guards ?? []), ...(metadata.guards ?? [])],
+    servesWhileStarting: current?.servesWhileStarting === true || metadata.servesWhileStarting === true,
   };
   return handler;
 }

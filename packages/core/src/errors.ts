@@ -12,9 +12,6 @@ export interface ProblemDetails {
   [extension: string]: unknown;
 }
 
-/** The `title` of a status's problem body: its reason phrase. */
-export const statusTitle = reasonPhrase;
-
 export interface HTTPErrorOptions {
   /** Headers sent with the error response (for example `WWW-Authenticate`). */
   headers?: Record<string, string>;
@@ -23,7 +20,7 @@ export interface HTTPErrorOptions {
 
 /** The one builder of problem bodies: `about:blank`, the status's reason phrase as title. */
 export function problemDetails(status: number, detail?: string, details?: unknown): ProblemDetails {
-  const problem: ProblemDetails = { type: 'about:blank', title: statusTitle(status), status };
+  const problem: ProblemDetails = { type: 'about:blank', title: reasonPhrase(status), status };
   if (detail !== undefined) problem.detail = detail;
   if (details !== undefined) problem.details = details;
   return problem;
@@ -36,7 +33,7 @@ export class HTTPError extends Error {
   headers: Record<string, string> | undefined;
 
   constructor(statusCode: number, message?: string, details?: unknown, options?: HTTPErrorOptions) {
-    super(message ?? statusTitle(statusCode), options?.cause === undefined ? undefined : { cause: options.cause });
+    super(message ?? reasonPhrase(statusCode), options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.statusCode = statusCode;
     this.details = details;
@@ -96,14 +93,10 @@ export class RequestValidationError extends HTTPError {
   }
 }
 
-/** The problem body of an unexpected exception: generic unless debug output is asked for. */
-export function internalErrorProblem(error: unknown, debug: boolean, includeStack: boolean): ProblemDetails {
-  const problem = problemDetails(500, 'An unexpected error occurred');
-  if (debug) {
-    const err = error instanceof Error ? error : new Error(String(error));
-    const info: Record<string, unknown> = { name: err.name, message: err.message };
-    if (includeStack && err.stack) info.stack = err.stack;
-    problem.debug = info;
-  }
-  return problem;
+/**
+ * The status of a request that ended in a thrown value: an `HTTPError`'s own status, else 500. The
+ * one function that decides it, for responses, metrics, logs and traces alike.
+ */
+export function statusOf(error: unknown): number {
+  return error instanceof HTTPError ? error.statusCode : 500;
 }

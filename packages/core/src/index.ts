@@ -34,7 +34,27 @@ export {
   type ResponseOptions,
 } from './response.js';
 export { RequestHeaders, ResponseHeaders } from './headers.js';
-export * from './errors.js';
+export {
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  GatewayTimeoutError,
+  HTTPError,
+  InternalServerError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PROBLEM_JSON,
+  problemDetails,
+  RequestValidationError,
+  ServiceUnavailableError,
+  statusOf,
+  TooManyRequestsError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+  type HTTPErrorOptions,
+  type ProblemDetails,
+} from './errors.js';
 export { compose, type CallNext, type Middleware, type MiddlewareFunction, type MiddlewareObject } from './pipeline.js';
 export {
   EVENT_NAMES,

@@ -208,6 +208,14 @@ export class Request {
     return this._logger;
   }
 
+  /**
+   * Replaces the request's logger: middleware binds fields to every later line of the request
+   * (`request.logger = request.logger.child({ trace_id })`).
+   */
+  set logger(logger: Logger) {
+    this._logger = logger;
+  }
+
   /** The reconnecting event-stream client's `Last-Event-ID` header, if sent. */
   get lastEventId(): string | undefined {
     return this.headers.get('last-event-id') ?? undefined;

@@ -42,6 +42,8 @@ export interface Runtime {
   startup(): Promise<void>;
   /** Startup has completed (checked synchronously on every request, so a started app pays nothing). */
   readonly ready: boolean;
+  /** Whether a request is answered while startup runs instead of waiting for it (health probes). */
+  servesWhileStarting?(request: Request): boolean;
   /** Runs the shutdown callbacks once. */
   shutdown(): Promise<void>;
   readonly logger: Logger;

@@ -1,6 +1,6 @@
 import { type ValidationIssue, validationProblem } from '@fnapi/validation';
 import { type EdgeSettings, REQUEST_EDGE } from './edge.js';
-import { HTTPError, internalErrorProblem, type ProblemDetails, problemDetails, RequestValidationError } from './errors.js';
+import { HTTPError, type ProblemDetails, problemDetails, RequestValidationError } from './errors.js';
 import { PROBLEM_JSON } from './http.js';
 import { defaultLogger, type Logger } from './logger.js';
 import { composeActive, type Middleware, type MaybePromise, type Step } from './pipeline.js';
@@ -10,6 +10,18 @@ import { REQUEST_INTERNALS } from './request-internals.js';
 import { problemResponse, Response } from './response.js';
 import type { RouteTable } from './route-table.js';
 import type { RuntimeLimits } from './runtime-contract.js';
+
+/** The problem body of an unexpected exception: generic unless debug output is asked for. */
+export function internalErrorProblem(error: unknown, debug: boolean, includeStack: boolean): ProblemDetails {
+  const problem = problemDetails(500, 'An unexpected error occurred');
+  if (debug) {
+    const err = error instanceof Error ? error : new Error(String(error));
+    const info: Record<string, unknown> = { name: err.name, message: err.message };
+    if (includeStack && err.stack) info.stack = err.stack;
+    problem.debug = info;
+  }
+  return problem;
+}
 
 /** Replaces the 422 body everywhere, routers included (`new API({ validationError })`). */
 export interface ValidationErrorFormat {
@@ -137,6 +149,8 @@ export function endpointBoundary(invoke: Step): Step {
 export interface CompiledRoute {
   template: string;
   run: Step;
+  /** Answered while startup runs rather than after it (health probes). */
+  servesWhileStarting?: boolean;
 }
 
 export interface RuntimeOptions {
@@ -214,6 +228,12 @@ export class AppRuntime {
       plugins.emit('response_sent', { request: current, response, duration: performance.now() - started });
     }
     return response;
+  }
+
+  /** Whether the request's route answers while startup runs, without waiting for it (health probes). */
+  servesWhileStarting(request: Request): boolean {
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
+    return this.table.match(method, request.path)?.value.servesWhileStarting === true;
   }
 
   /** Routing: the innermost step of the app's middleware chain. */

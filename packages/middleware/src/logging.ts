@@ -1,4 +1,13 @@
-import { defaultLogger, HTTPError, type CallNext, type Logger, type Request, type Response } from '@fnapi/core';
+import {
+  type BodyChunk,
+  type CallNext,
+  defaultLogger,
+  type Logger,
+  type Request,
+  type Response,
+  StreamingResponse,
+  statusOf,
+} from '@fnapi/core';
 import type { Level } from 'pino';
 import { Middleware } from './base.js';
 import { roundMs } from './duration.js';
@@ -14,8 +23,10 @@ export interface LoggingMiddlewareOptions {
 /**
  * One structured line per request, written when the response is known:
  * `{ method, path, route, status, duration, reqId, msg: 'request completed' }`, `duration` in milliseconds
- * and `route` the matched template (`/users/{user_id}`), absent when no route matched. A request
- * whose exception passes through is logged with the status it will get and `err`, then re-thrown.
+ * and `route` the matched template (`/users/{user_id}`), absent when no route matched. A streamed
+ * answer (event stream, JSON Lines, `StreamingResponse`) is logged when its stream ends, with the
+ * whole `duration` and the body's `size` in bytes (and `err` if it failed). A request whose
+ * exception passes through is logged with the status it will get and `err`, then re-thrown.
  */
 export class LoggingMiddleware extends Middleware {
   readonly logger: Logger;
@@ -33,15 +44,26 @@ export class LoggingMiddleware extends Middleware {
     try {
       response = await callNext(request);
     } catch (error) {
-      const status = error instanceof HTTPError ? error.statusCode : 500;
-      this.write(request, status, started, error);
+      this.write(request, statusOf(error), started, error);
       throw error;
     }
-    this.write(request, response.statusCode, started);
-    return response;
+    const stream = response.stream();
+    if (stream === undefined || !this.logger.isLevelEnabled(this.level)) {
+      this.write(request, response.statusCode, started);
+      return response;
+    }
+    const status = response.statusCode;
+    const counted = new CountedStream((stream as AsyncIterable<BodyChunk>)[Symbol.asyncIterator](), (size, error) =>
+      this.write(request, status, started, error, size),
+    );
+    return new StreamingResponse(counted, {
+      statusCode: status,
+      headers: response.headersIfAny ?? {},
+      mediaType: response.contentType(),
+    });
   }
 
-  private write(request: Request, status: number, started: number, error?: unknown): void {
+  private write(request: Request, status: number, started: number, error?: unknown, size?: number): void {
     const logger = this.logger;
     if (!logger.isLevelEnabled(this.level) || isUnobserved(request)) return;
     const line: Record<string, unknown> = {
@@ -52,7 +74,49 @@ export class LoggingMiddleware extends Middleware {
       duration: roundMs(performance.now() - started),
       reqId: request.id,
     };
+    if (size !== undefined) line.size = size;
     if (error !== undefined) line.err = error;
     logger[this.level](line, 'request completed');
+  }
+}
+
+/** A body stream passed through as it is, counting its bytes; `end` is called once, when it ends. */
+class CountedStream implements AsyncIterableIterator<BodyChunk> {
+  private size = 0;
+  private ended = false;
+
+  constructor(
+    private readonly inner: AsyncIterator<BodyChunk>,
+    private readonly end: (size: number, error?: unknown) => void,
+  ) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<BodyChunk>> {
+    let result: IteratorResult<BodyChunk>;
+    try {
+      result = await this.inner.next();
+    } catch (error) {
+      this.finish(error);
+      throw error;
+    }
+    if (result.done) this.finish();
+    else this.size += typeof result.value === 'string' ? Buffer.byteLength(result.value) : result.value.byteLength;
+    return result;
+  }
+
+  /** The writer stopped reading (the client went away, the server drains). */
+  async return(): Promise<IteratorResult<BodyChunk>> {
+    this.finish();
+    await this.inner.return?.();
+    return { done: true, value: undefined };
+  }
+
+  private finish(error?: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.end(this.size, error);
   }
 }

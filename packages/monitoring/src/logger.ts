@@ -39,8 +39,14 @@ export function createLogger(options: CreateLoggerOptions = {}, destination?: De
     },
     redact: { paths: [...REDACTED_PATHS, ...redactPaths], censor: '[REDACTED]' },
   };
-  return destination === undefined ? pino(settings) : pino(settings, destination);
+  const logger = destination === undefined ? pino(settings) : pino(settings, destination);
+  // Its children inherit the mark: `TracingMiddleware` need not bind the ids a second time.
+  (logger as unknown as Record<symbol, boolean>)[ADDS_TRACE_IDS] = true;
+  return logger;
 }
+
+/** Marks a logger whose lines already carry the active span's ids (through `createLogger`'s mixin). */
+export const ADDS_TRACE_IDS: unique symbol = Symbol.for('fnapi.addsTraceIds') as never;
 
 /** Adds the active span's `trace_id` and `span_id` (inside a traced request), for joining logs to traces. */
 function withTraceIds(fields: object): object {

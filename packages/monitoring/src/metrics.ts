@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
-import { type API, type CallNext, type Request, Response } from '@fnapi/core';
+import { type API, type CallNext, type Request, Response, statusOf } from '@fnapi/core';
 import { isUnobserved, Middleware } from '@fnapi/middleware';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
@@ -70,13 +70,17 @@ export class MetricsMiddleware extends Middleware {
 
   async dispatch(request: Request, callNext: CallNext): Promise<Response> {
     const started = performance.now();
-    let status = 500;
+    let status: number;
     try {
       const response = await callNext(request);
       status = response.statusCode;
       return response;
+    } catch (error) {
+      // The status the request will get, as logs and traces say it.
+      status = statusOf(error);
+      throw error;
     } finally {
-      if (!isUnobserved(request)) this.record(request, status, started);
+      if (!isUnobserved(request)) this.record(request, status!, started);
     }
   }
 

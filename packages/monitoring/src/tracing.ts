@@ -1,7 +1,9 @@
-import { type CallNext, HTTPError, type Request, type Response } from '@fnapi/core';
+import { type CallNext, type Request, type Response, statusOf } from '@fnapi/core';
 import { Middleware } from '@fnapi/middleware';
+import { ADDS_TRACE_IDS } from './logger.js';
 import {
   type Attributes,
+  isSpanContextValid,
   type Context,
   context,
   type ProxyTracerProvider,
@@ -63,8 +65,10 @@ export class TracingMiddleware extends Middleware {
     if (!span.isRecording()) {
       // Keep only the caller's trace (for outgoing calls); skip every attribute.
       if (!trace.getSpanContext(parent)) return callNext(request);
+      bindTraceIds(request, span);
       return context.with(trace.setSpan(parent, span), callNext, undefined, request);
     }
+    bindTraceIds(request, span);
     return traced(span, parent, request, callNext);
   }
 }
@@ -77,11 +81,24 @@ async function traced(span: Span, parent: Context, request: Request, callNext: C
     return response;
   } catch (error) {
     span.recordException(error instanceof Error ? error : String(error));
-    finish(span, request, error instanceof HTTPError ? error.statusCode : 500, error);
+    finish(span, request, statusOf(error), error);
     throw error;
   } finally {
     span.end();
   }
+}
+
+/**
+ * Puts the span's `trace_id` and `span_id` on the request's logger, so every line the request writes
+ * carries them whichever pino logger the app was given (not only `createLogger`'s).
+ */
+function bindTraceIds(request: Request, span: Span): void {
+  const spanContext = span.spanContext();
+  if (!isSpanContextValid(spanContext)) return;
+  const logger = request.logger;
+  if ((logger as unknown as Record<symbol, boolean | undefined>)[ADDS_TRACE_IDS]) return;
+  const { traceId, spanId, traceFlags } = spanContext;
+  request.logger = request.logger.child({ trace_id: traceId, span_id: spanId, trace_flags: traceFlags });
 }
 
 function requestAttributes(request: Request): Attributes {

@@ -3,7 +3,7 @@
  * labels (10,000 random unknown paths add no series), default process metrics, redaction in logs.
  */
 import { Writable } from 'node:stream';
-import { API, z } from '@fnapi/core';
+import { API, UnauthorizedError, z } from '@fnapi/core';
 import { TestClient } from '@fnapi/core/testing';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { Registry } from 'prom-client';
@@ -37,6 +37,12 @@ describe('metrics', () => {
   beforeAll(async () => {
     app = new API({ logger: false });
     app.addMiddleware(new MetricsMiddleware({ registry }));
+    // Throws past the metrics: the request's status is the error's (401), as logs and traces say.
+    app.addMiddleware((request, callNext) => {
+      if (request.path === '/private') throw new UnauthorizedError('Log in first');
+      return callNext(request);
+    });
+    app.get('/private', () => ({ secret: true }));
     app.get('/items/{id}', { params: { id: z.int() } }, ({ id }) => ({ id }));
     app.post('/items', { params: { name: z.string() }, statusCode: 201 }, ({ name }) => ({ name }));
     app.get('/boom', () => {
@@ -55,6 +61,7 @@ describe('metrics', () => {
     await client.get('/nowhere');
     await client.get('/boom');
     await client.request('PROPFIND', '/items/1');
+    expect((await client.get('/private')).status).toBe(401);
     const res = await client.get('/metrics');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -65,6 +72,8 @@ describe('metrics', () => {
       'GET unmatched 404': 1,
       'GET /boom 500': 1,
       'other unmatched 404': 1,
+      // App middleware runs before routing: the route is not known yet.
+      'GET unmatched 401': 1,
     });
     const duration = family(res.body, 'http_request_duration_seconds')!;
     expect(duration.type).toBe('HISTOGRAM');

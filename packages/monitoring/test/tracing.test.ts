@@ -14,6 +14,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger, TracingMiddleware } from '../src/index.js';
 
@@ -163,6 +164,30 @@ describe('TracingMiddleware with the OpenTelemetry SDK', () => {
     expect(line?.reqId).toBe('ticket-4711');
     expect(line?.trace_id).toBe(TRACE_ID);
     expect(line?.span_id).toBe(span!.spanContext().spanId);
+  });
+
+  it('puts the trace id in the log lines of an app given its own pino logger', async () => {
+    const { stream, lines: own } = jsonLines();
+    const app = new API({ logger: pino(stream) });
+    app.addMiddleware(new TracingMiddleware());
+    app.get('/own/{id}', { params: { id: z.int() } }, ({ id }, request) => {
+      request.logger.info({ id }, 'own logger line');
+      return { id };
+    });
+    const ownClient = await TestClient.start(app);
+    try {
+      await ownClient.request('GET', '/own/3', { headers: { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` } });
+      const [span] = await spans();
+      const line = own.find((l) => l.msg === 'own logger line');
+      expect(line?.trace_id).toBe(TRACE_ID);
+      expect(line?.span_id).toBe(span!.spanContext().spanId);
+      expect(typeof line?.reqId).toBe('string');
+      // createLogger's lines carry the ids once, not twice.
+      await client.request('GET', '/items/11', { headers: { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` } });
+      expect(lines.some((l) => l.msg === 'looking the item up' && l.id === 11 && l.trace_id === TRACE_ID)).toBe(true);
+    } finally {
+      await ownClient.close();
+    }
   });
 
   it.skipIf(!postgres)('makes ConnectionPool queries CLIENT children, with the query text but not its values', async () => {

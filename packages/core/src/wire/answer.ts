@@ -46,6 +46,11 @@ export function answerNow(runtime: Runtime, request: Request): MaybePromise<Seri
 }
 
 async function answerAfterStartup(runtime: Runtime, request: Request): Promise<Serialized> {
+  if (runtime.servesWhileStarting?.(request)) {
+    // A probe answers at once (`/readyz`: 503 starting); startup runs, or goes on, meanwhile.
+    void startOrRefuse(runtime);
+    return finish(runtime, request, await runtime.handle(request));
+  }
   const refused = await startOrRefuse(runtime);
   return finish(runtime, request, refused ?? (await runtime.handle(request)));
 }

@@ -1,4 +1,4 @@
-import { internalErrorProblem } from '../errors.js';
+import { internalErrorProblem } from '../runtime.js';
 import { isInvalidHeaderName, isUnsafeHeaderValue, type ResponseHeaders } from '../headers.js';
 import type { Logger } from '../logger.js';
 import { statusHasBody } from '../http.js';
