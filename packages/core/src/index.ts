@@ -83,6 +83,7 @@ export {
   type StreamResult,
 } from './streams.js';
 export { defaultLogger, silentLogger, type Logger } from './logger.js';
+export { currentSignal, runWithSignal } from './scope.js';
 export { errorResponse, type ErrorResponseOptions } from './runtime.js';
 export {
   BYTES_TYPE,

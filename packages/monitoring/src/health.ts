@@ -1,9 +1,13 @@
 import type { API, Request } from '@fnapi/core';
-import { JSONResponse } from '@fnapi/core';
+import { annotateHandler, JSONResponse, runWithSignal } from '@fnapi/core';
 import { markUnobserved } from '@fnapi/middleware';
 
-/** A readiness check: it fails when it throws, rejects, returns `false` or outlasts the timeout. */
-export type HealthCheck = () => unknown;
+/**
+ * A readiness check: it fails when it throws, rejects, returns `false` or outlasts the timeout. It
+ * runs under a signal aborted at the timeout (also given as its argument): a `ConnectionPool` query
+ * made inside gives its connection back then, so a hanging database never keeps what a probe borrowed.
+ */
+export type HealthCheck = (signal: AbortSignal) => unknown;
 
 export interface HealthEndpointsOptions {
   /** Liveness path; default `/livez`; `null` leaves it out. */
@@ -54,20 +58,28 @@ export function healthEndpoints(app: API, options: HealthEndpointsOptions = {}):
   if (live !== null) {
     app.api(
       { route: live, method: 'GET', includeInSchema, operationId: 'fnapi_livez', summary: 'Liveness probe' },
-      (_input, request: Request) => {
-        if (quiet) markUnobserved(request);
-        return new JSONResponse({ status: 'ok' }, { headers: NO_STORE });
-      },
+      // Answered at once while startup runs, on every transport.
+      annotateHandler(
+        (_input: unknown, request: Request) => {
+          if (quiet) markUnobserved(request);
+          return new JSONResponse({ status: 'ok' }, { headers: NO_STORE });
+        },
+        { servesWhileStarting: true },
+      ),
     );
   }
   if (ready !== null) {
     app.api(
       { route: ready, method: 'GET', includeInSchema, operationId: 'fnapi_readyz', summary: 'Readiness probe' },
-      async (_input, request: Request) => {
-        if (quiet) markUnobserved(request);
-        const report = await readiness(app, checks, timeout * 1000);
-        return new JSONResponse(report, { statusCode: report.status === 'ok' ? 200 : 503, headers: NO_STORE });
-      },
+      // Answered at once while startup runs (503 `starting`), on every transport.
+      annotateHandler(
+        async (_input: unknown, request: Request) => {
+          if (quiet) markUnobserved(request);
+          const report = await readiness(app, checks, timeout * 1000);
+          return new JSONResponse(report, { statusCode: report.status === 'ok' ? 200 : 503, headers: NO_STORE });
+        },
+        { servesWhileStarting: true },
+      ),
     );
   }
   return app;
@@ -88,11 +100,17 @@ async function runCheck(check: HealthCheck, timeoutMs: number): Promise<CheckRes
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
+  const deadline = new AbortController();
   try {
     const outcome = await Promise.race([
-      (async () => check())(),
+      runWithSignal(deadline.signal, async () => check(deadline.signal)),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs / 1000} s`)), timeoutMs);
+        timer = setTimeout(() => {
+          const error = new Error(`timed out after ${timeoutMs / 1000} s`);
+          // What the check borrowed is given back now, not when the hanging call returns.
+          deadline.abort(error);
+          reject(error);
+        }, timeoutMs);
       }),
     ]);
     if (outcome === false) return { ok: false, error: 'the check returned false', duration: elapsed() };

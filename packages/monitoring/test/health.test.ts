@@ -15,7 +15,11 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ConnectionPool } from '@fnapi/performance';
+import { DATABASE_URL, freePort, serviceAvailable } from '@fnapi/test-support';
 import { healthEndpoints, MetricsMiddleware, metricsEndpoint } from '../src/index.js';
+
+const postgres = await serviceAvailable('PostgreSQL', DATABASE_URL);
 
 const fixture = join(dirname(fileURLToPath(import.meta.url)), 'fixtures/shutdown-delay.ts');
 
@@ -112,6 +116,69 @@ describe('health endpoints', () => {
     expect(late.status).toBe(503);
     expect(late.json()).toEqual({ status: 'stopping', checks: {} });
     expect((await client.request('GET', '/livez')).status).toBe(200);
+  });
+
+  it('answers both probes at once while a slow startup runs, through app.fetch and app.run', async () => {
+    let finish!: () => void;
+    const slow = new Promise<void>((resolve) => (finish = resolve));
+    const app = new API({ logger: false });
+    app.onStartup(() => slow);
+    app.get('/hello', () => 'hi');
+    healthEndpoints(app);
+    const ready = await app.fetch(new globalThis.Request('http://localhost/readyz'));
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: 'starting', checks: {} });
+    expect((await app.fetch(new globalThis.Request('http://localhost/livez'))).status).toBe(200);
+    // An ordinary request waits for the same startup.
+    const hello = app.fetch(new globalThis.Request('http://localhost/hello'));
+    finish();
+    expect((await hello).status).toBe(200);
+    expect((await app.fetch(new globalThis.Request('http://localhost/readyz'))).status).toBe(200);
+
+    let release!: () => void;
+    const slower = new Promise<void>((resolve) => (release = resolve));
+    const served = new API({ logger: false });
+    served.onStartup(() => slower);
+    healthEndpoints(served);
+    const port = await freePort();
+    const running = served.run({ port, handleSignals: false });
+    // Listening while startup runs: the probe is answered before run() resolves.
+    let answered: { status: number; body: unknown } | undefined;
+    for (let i = 0; i < 200 && answered === undefined; i++) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+        answered = { status: res.status, body: await res.json() };
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+    expect(answered).toEqual({ status: 503, body: { status: 'starting', checks: {} } });
+    release();
+    const server = await running;
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    await server.close();
+  });
+
+  it.skipIf(!postgres)('gives back the pool connection of a check that times out, at its timeout', async () => {
+    const pool = new ConnectionPool(DATABASE_URL, { minSize: 1, maxSize: 3 });
+    try {
+      const app = new API({ logger: false });
+      healthEndpoints(app, { checks: { db: () => pool.query('select pg_sleep(5)') }, timeout: 0.2 });
+      const client = await start(app);
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        const res = await client.request('GET', '/readyz');
+        expect(res.status).toBe(503);
+        expect(performance.now() - started).toBeLessThan(1000);
+      }
+      // Nothing stays borrowed past the timeout, and the pool did not grow a connection per probe.
+      for (let i = 0; i < 100 && pool.stats().inUse > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(pool.stats().inUse).toBe(0);
+      expect(pool.stats().size).toBeLessThanOrEqual(1);
+      expect((await pool.query<{ ok: number }>('select 1 as ok')).rows).toEqual([{ ok: 1 }]);
+    } finally {
+      await pool.close();
+    }
   });
 
   it('stays out of the document, the metrics and the access log unless asked', async () => {

@@ -2,6 +2,7 @@ export {
   ConnectionPool,
   PoolClosedError,
   PoolTimeoutError,
+  QueryTimeoutError,
   type PoolOptions,
   type PoolStats,
   type PooledConnection,

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
-import { ServiceUnavailableError } from '@fnapi/core';
-import type { Client, ClientConfig } from 'pg';
-import { inQuerySpan } from './query-span.js';
+import { currentSignal, ServiceUnavailableError } from '@fnapi/core';
+import type { Client, ClientConfig, QueryResult as PgResult } from 'pg';
+import { inQuerySpan, queryWithoutValues } from './query-span.js';
 
 /** A query's answer: the rows, and how many rows the command touched. */
 export interface QueryResult<R = Record<string, unknown>> {
@@ -27,6 +27,13 @@ export interface PoolOptions {
   acquireTimeout?: number | undefined;
   /** Seconds an idle connection above `minSize` is kept; default 30. */
   idleTimeout?: number | undefined;
+  /**
+   * Seconds a query may run; default 30. Past it the server cancels the query (`statement_timeout`)
+   * and it rejects with a `QueryTimeoutError` (a 503); the connection is reused, the server having
+   * confirmed the cancel. A server that does not answer at all is given one more second, then the
+   * connection is closed (never reused) and the query rejects the same way.
+   */
+  queryTimeout?: number | undefined;
 }
 
 export interface PoolStats {
@@ -50,6 +57,17 @@ export class PoolTimeoutError extends ServiceUnavailableError {
     this.stats = stats;
   }
 }
+
+/** A query ran past `queryTimeout`: a 503 when it reaches a request. */
+export class QueryTimeoutError extends ServiceUnavailableError {
+  constructor(seconds: number, text: string, options?: { cause?: unknown }) {
+    super(`Query cancelled after the queryTimeout of ${seconds} s: ${queryWithoutValues(text)}`, undefined, options);
+    this.name = 'QueryTimeoutError';
+  }
+}
+
+/** How long past `queryTimeout` a server that does not answer (even to cancel) is given. */
+const UNANSWERED_GRACE_MS = 1000;
 
 export class PoolClosedError extends Error {
   constructor() {
@@ -97,6 +115,7 @@ export class ConnectionPool {
   readonly maxSize: number;
   readonly acquireTimeout: number;
   readonly idleTimeout: number;
+  readonly queryTimeout: number;
   private readonly pg: PgModule;
   private readonly config: ClientConfig;
   private readonly idle: Member[] = [];
@@ -114,12 +133,19 @@ export class ConnectionPool {
     this.maxSize = options.maxSize ?? 10;
     this.acquireTimeout = options.acquireTimeout ?? 10;
     this.idleTimeout = options.idleTimeout ?? 30;
+    this.queryTimeout = options.queryTimeout ?? 30;
+    if (!(Number.isFinite(this.queryTimeout) && this.queryTimeout > 0)) throw new RangeError('queryTimeout must be a number of seconds > 0');
     if (!Number.isInteger(this.maxSize) || this.maxSize < 1) throw new RangeError('maxSize must be a whole number of at least 1');
     if (!Number.isInteger(this.minSize) || this.minSize < 0 || this.minSize > this.maxSize) {
       throw new RangeError('minSize must be a whole number from 0 to maxSize');
     }
     this.pg = loadPg();
-    this.config = { connectionString: url, connectionTimeoutMillis: Math.max(1, Math.round(this.acquireTimeout * 1000)) };
+    this.config = {
+      connectionString: url,
+      connectionTimeoutMillis: Math.max(1, Math.round(this.acquireTimeout * 1000)),
+      // The server cancels a query past it, and says so: the connection stays usable.
+      statement_timeout: Math.max(1, Math.round(this.queryTimeout * 1000)),
+    };
     this.fill();
   }
 
@@ -204,16 +230,31 @@ export class ConnectionPool {
       this.busy.add(member);
       return Promise.resolve(member);
     }
+    const signal = currentSignal();
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<Member>((resolve, reject) => {
+      // The caller's work was abandoned (a health check past its timeout): it stops waiting.
+      const abandoned = () => {
+        const index = this.waiters.indexOf(waiter);
+        if (index === -1) return;
+        this.waiters.splice(index, 1);
+        clearTimeout(waiter.timer);
+        reject(signal!.reason);
+      };
       const waiter: Waiter = {
-        resolve,
+        resolve: (member) => {
+          signal?.removeEventListener('abort', abandoned);
+          resolve(member);
+        },
         reject,
         timer: setTimeout(() => {
+          signal?.removeEventListener('abort', abandoned);
           const stats = this.stats(); // with this waiter still counted
           this.waiters.splice(this.waiters.indexOf(waiter), 1);
           reject(new PoolTimeoutError(this.acquireTimeout, stats, this.maxSize, this.lastError));
         }, this.acquireTimeout * 1000),
       };
+      signal?.addEventListener('abort', abandoned, { once: true });
       this.waiters.push(waiter);
       this.grow();
     });
@@ -330,9 +371,11 @@ export class ConnectionPool {
     setImmediate(() => this.fill());
   }
 
-  private destroy(member: Member): void {
+  private destroy(member: Member, now = false): void {
     member.broken = true;
     clearTimeout(member.idleTimer);
+    // A server that does not answer would never acknowledge a polite end: close the socket itself.
+    if (now) (member.client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
     const ended = member.client.end().catch(() => {});
     this.closing.add(ended);
     ended.finally(() => this.closing.delete(ended));
@@ -348,11 +391,54 @@ export class ConnectionPool {
     return {
       query: async <R>(text: string, values?: readonly unknown[]): Promise<QueryResult<R>> => {
         if (released) throw new Error('This connection was released to the pool; acquire another');
-        const result = await inQuerySpan(text, () => member.client.query(text, values as unknown[] | undefined));
+        const result = await inQuerySpan(text, () => this.run(member, text, values));
         return { rows: result.rows as R[], rowCount: result.rowCount, command: result.command };
       },
       release,
       [Symbol.asyncDispose]: async () => release(),
     };
+  }
+
+  /**
+   * One query, bounded: the server cancels it past `queryTimeout` (its error confirms the cancel, so
+   * the connection is reused); a server that does not answer within one more second, or an ambient
+   * signal that aborts (a health check past its timeout), closes the connection, which is never reused.
+   */
+  private run(member: Member, text: string, values: readonly unknown[] | undefined): Promise<PgResult> {
+    const signal = currentSignal();
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<PgResult>((resolve, reject) => {
+      let settled = false;
+      const settle = () => {
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', abandon);
+      };
+      const drop = (error: unknown) => {
+        if (settled) return;
+        settle();
+        this.destroy(member, true);
+        reject(error);
+      };
+      const abandon = () => drop(signal!.reason);
+      const timer = setTimeout(
+        () => drop(new QueryTimeoutError(this.queryTimeout, text)),
+        this.queryTimeout * 1000 + UNANSWERED_GRACE_MS,
+      );
+      signal?.addEventListener('abort', abandon, { once: true });
+      member.client.query(text, values as unknown[] | undefined).then(
+        (result) => {
+          if (settled) return;
+          settle();
+          resolve(result);
+        },
+        (error: unknown) => {
+          if (settled) return;
+          settle();
+          // 57014: query_canceled, here by statement_timeout.
+          reject((error as { code?: string }).code === '57014' ? new QueryTimeoutError(this.queryTimeout, text, { cause: error }) : error);
+        },
+      );
+    });
   }
 }

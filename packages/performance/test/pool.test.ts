@@ -8,7 +8,7 @@ import { TestClient } from '@fnapi/core/testing';
 import { DATABASE_URL, serviceAvailable } from '@fnapi/test-support';
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionPool, PoolTimeoutError } from '../src/index.js';
+import { ConnectionPool, PoolTimeoutError, QueryTimeoutError } from '../src/index.js';
 import { appName, backends, CuttableProxy, observer, until, urlWith } from './support.js';
 
 const available = await serviceAvailable('PostgreSQL', DATABASE_URL);
@@ -194,6 +194,38 @@ describe.skipIf(!available)('ConnectionPool on PostgreSQL', () => {
       proxy.up();
       expect((await p.query<{ ok: number }>('select 1 as ok')).rows).toEqual([{ ok: 1 }]);
       await until(() => p.stats().size === 2, 10_000, 'minSize again');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('cancels a query past queryTimeout on the server, rejects with a 503 naming it, and reuses the connection', async () => {
+    const name = appName('query-timeout');
+    const p = pool(name, { minSize: 1, maxSize: 1, queryTimeout: 0.3 });
+    const started = performance.now();
+    const error = await p.query('select pg_sleep(5)').catch((e: unknown) => e);
+    expect(performance.now() - started).toBeLessThan(1200);
+    expect(error).toBeInstanceOf(QueryTimeoutError);
+    expect((error as QueryTimeoutError).statusCode).toBe(503);
+    expect((error as Error).message).toMatch(/queryTimeout of 0\.3 s: select pg_sleep\(\?\)/);
+    // The server stopped the query, and the same backend serves the next one.
+    const [backend] = await backends(db, name);
+    expect(backend?.state).toBe('idle');
+    expect((await p.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid).toBe(backend!.pid);
+    expect(p.stats().size).toBe(1);
+  });
+
+  it('gives up on a server that does not answer at all, one second past queryTimeout, never reusing that connection', async () => {
+    const proxy = await new CuttableProxy().start();
+    try {
+      const name = appName('frozen');
+      const p = pool(name, { minSize: 1, maxSize: 1, queryTimeout: 0.2, acquireTimeout: 3 }, proxy.url(name));
+      await until(() => p.stats().idle === 1, 5000, 'a connection');
+      proxy.freeze();
+      const started = performance.now();
+      await expect(p.query('select 1')).rejects.toBeInstanceOf(QueryTimeoutError);
+      expect(performance.now() - started).toBeLessThan(2500);
+      expect(p.stats().inUse).toBe(0);
     } finally {
       await proxy.close();
     }

@@ -88,6 +88,11 @@ export class CuttableProxy {
     this.accepting = true;
   }
 
+  /** Stops forwarding in both directions, connections kept open: a server that hangs (paused). */
+  freeze(): void {
+    for (const socket of this.sockets) socket.pause();
+  }
+
   close(): Promise<void> {
     this.down();
     return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
