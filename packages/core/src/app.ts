@@ -1,5 +1,6 @@
 import type { DocumentInfo, OpenAPIVersion } from '@fnapi/openapi';
 import { describeParams } from '@fnapi/validation';
+import { DEFAULT_BODY_LIMIT } from './body.js';
 import { compile, type RegisteredEndpoint } from './compile.js';
 import { type DocumentSettings, describeApp, docsBuiltins } from './document.js';
 import { type EdgeSettings, edgeSettings, type TrustProxy } from './edge.js';
@@ -143,7 +144,7 @@ export class API extends RouteGroup implements Runtime {
       throw new Error(`openapiVersion is '3.1.0' or '3.2.0', got ${JSON.stringify(options.openapiVersion)}`);
     }
     this.debug = options.debug ?? false;
-    this.bodyLimit = options.bodyLimit ?? 1024 * 1024;
+    this.bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this.limits = Object.freeze({
       bodyLimit: this.bodyLimit,
       headersTimeout: options.headersTimeout ?? 10_000,
@@ -164,7 +165,6 @@ export class API extends RouteGroup implements Runtime {
       },
       debug: this.debug,
       validationError: options.validationError,
-      limits: this.limits,
     };
   }
 
@@ -299,6 +299,7 @@ export class API extends RouteGroup implements Runtime {
       plugins: this.pluginManager,
       redirectSlashes: this.options.redirectSlashes ?? true,
       edge: this.edge,
+      limits: this.limits,
     }));
   }
 

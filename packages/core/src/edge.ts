@@ -11,9 +11,6 @@ export type TrustProxy = boolean | number | string | readonly string[];
 /** Decides whether the hop at `index` (0 = the peer) with address `address` is a trusted proxy. */
 export type TrustFunction = (address: string | undefined, index: number) => boolean;
 
-/** Where the runtime puts a request's edge settings: a symbol, so apps neither see nor set them. */
-export const REQUEST_EDGE: unique symbol = Symbol('fnapi.requestEdge');
-
 /** The app's request-edge settings, handed to each request by the runtime. Internal. */
 export interface EdgeSettings {
   /** Lower-case header the incoming request id is read from; undefined never trusts one. */

@@ -12,6 +12,7 @@ import { type EndpointDefinition, type Guard, handlerMetadata } from './endpoint
 import { GatewayTimeoutError, RequestValidationError, UnsupportedMediaTypeError } from './errors.js';
 import { isPromiseLike, type MaybePromise, type Step } from './pipeline.js';
 import type { Request } from './request.js';
+import { headerValueOf, parseJsonOf } from './request-access.js';
 import { loadFormParser, readForm } from './uploads/read-form.js';
 import { fromWebResponse, isWebResponse, JSONResponse, Response } from './response.js';
 import { compileStreamResult } from './streams.js';
@@ -51,7 +52,7 @@ function refuseContentType(contentType: string | null): UnsupportedMediaTypeErro
  */
 function bodyState(request: Request): 'none' | 'json' | 'other' {
   if (!request.hasBody) return 'none';
-  return isJsonContentType(request.headerValue('content-type')) ? 'json' : 'other';
+  return isJsonContentType(headerValueOf(request, 'content-type')) ? 'json' : 'other';
 }
 
 /** The binder's view of a request: the query is parsed only if the binder reads it. */
@@ -136,11 +137,11 @@ export function compileInvoker(method: string, path: string, pathParams: string[
       case 'none':
         return bindAndCall(request, undefined);
       case 'json':
-        return request.bytes().then((bytes) => bindAndCall(request, bytes.byteLength === 0 ? undefined : request.parseJson(bytes)));
+        return request.bytes().then((bytes) => bindAndCall(request, bytes.byteLength === 0 ? undefined : parseJsonOf(request, bytes)));
       default:
         return request.bytes().then((bytes) => {
           if (bytes.byteLength === 0) return bindAndCall(request, undefined);
-          throw refuseContentType(request.headerValue('content-type') ?? null);
+          throw refuseContentType(headerValueOf(request, 'content-type') ?? null);
         });
     }
   };

@@ -1,5 +1,21 @@
-/**
- * The key under which the serving runtime keeps a request's internals (its error policy: how a thrown
- * value becomes a response). A symbol, not a public member, so apps neither see nor set it.
- */
+import type { EdgeSettings } from './edge.js';
+import type { Logger } from './logger.js';
+
+/** The key of a request's internals: a symbol, not a public member, so apps neither see nor set them. */
 export const REQUEST_INTERNALS: unique symbol = Symbol('fnapi.requestInternals');
+
+/**
+ * What the runtime serving a request hands it: one object per compiled runtime, shared by its
+ * requests (one store per request). A request whose error was offered to plugins gets an object of
+ * its own over the shared one, carrying the `reported` mark. `runtime.ts` adds the error policy.
+ */
+export interface RequestInternals {
+  /** The app's `requestIdHeader` and `trustProxy`. */
+  readonly edge: EdgeSettings;
+  /** The app's logger (made on first use). */
+  readonly logger: Logger;
+  /** Limits read per request (uploads). */
+  readonly limits: { readonly uploadLimit?: number; readonly maxFiles?: number };
+  /** The thrown value already offered to plugins: each error is reported once per request. */
+  readonly reported?: unknown;
+}

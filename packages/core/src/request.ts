@@ -3,9 +3,9 @@ import { parse as parseCookie } from 'cookie';
 import { parse as parseQuery } from 'fast-querystring';
 import { collectBody, decodeText, DEFAULT_BODY_LIMIT, parseJsonBody, tooLarge } from './body.js';
 import { BadRequestError } from './errors.js';
-import { DEFAULT_EDGE, type EdgeSettings, REQUEST_EDGE, forwardedAddress, generateRequestId, isValidRequestId, lastEntry } from './edge.js';
+import { DEFAULT_EDGE, forwardedAddress, generateRequestId, isValidRequestId, lastEntry } from './edge.js';
 import { type RawHeaders, RequestHeaders } from './headers.js';
-import { REQUEST_INTERNALS } from './request-internals.js';
+import { REQUEST_INTERNALS, type RequestInternals } from './request-internals.js';
 import { defaultLogger, type Logger } from './logger.js';
 
 let fallbackLogger: Logger | undefined;
@@ -86,11 +86,9 @@ export class Request {
 
   /** The query string as sent (percent-encoded), without the leading `?`. */
   readonly rawQuery: string;
-  /** Set by the runtime serving this request: its error policy (`errorResponse` follows it). */
-  [REQUEST_INTERNALS]: unknown = undefined;
-  /** The app's `requestIdHeader` and `trustProxy`, set by the runtime serving this request. */
-  [REQUEST_EDGE]: EdgeSettings | undefined = undefined;
-  protected readonly protocol: 'http' | 'https';
+  /** Set by the runtime serving this request: its settings, error policy and the reported-error mark. */
+  [REQUEST_INTERNALS]: RequestInternals | undefined = undefined;
+  private readonly protocol: 'http' | 'https';
   private _headers: RequestHeaders | undefined;
   private _client: ClientInfo | undefined;
   private _bytes: Promise<Uint8Array> | undefined;
@@ -127,7 +125,7 @@ export class Request {
    */
   get id(): string {
     if (this._id === undefined) {
-      const name = (this[REQUEST_EDGE] ?? DEFAULT_EDGE).requestIdHeader;
+      const name = (this[REQUEST_INTERNALS]?.edge ?? DEFAULT_EDGE).requestIdHeader;
       const incoming = name === undefined ? undefined : this.headerValue(name);
       const platform = this._init.id;
       if (incoming !== undefined && isValidRequestId(incoming)) this._id = incoming;
@@ -143,7 +141,7 @@ export class Request {
   get ip(): string | undefined {
     if (this._ip === null) {
       const peer = this.client.address;
-      const trust = this[REQUEST_EDGE]?.trust;
+      const trust = this[REQUEST_INTERNALS]?.edge.trust;
       this._ip = trust === undefined ? peer : forwardedAddress(peer, this.headerValue('x-forwarded-for'), trust);
     }
     return this._ip;
@@ -177,7 +175,7 @@ export class Request {
       let host = this.headers.get('host') ?? 'localhost';
       let protocol: string = this.protocol;
       // X-Forwarded-Proto/-Host only from a trusted peer: anyone else could claim any origin.
-      const trust = this[REQUEST_EDGE]?.trust;
+      const trust = this[REQUEST_INTERNALS]?.edge.trust;
       if (trust?.(this.client.address, 0)) {
         const proto = lastEntry(this.headerValue('x-forwarded-proto'))?.toLowerCase();
         if (proto === 'http' || proto === 'https') protocol = proto;
@@ -202,7 +200,7 @@ export class Request {
    */
   get logger(): Logger {
     if (this._logger === undefined) {
-      const base = (this[REQUEST_INTERNALS] as { logger?: Logger } | undefined)?.logger ?? (fallbackLogger ??= defaultLogger());
+      const base = this[REQUEST_INTERNALS]?.logger ?? (fallbackLogger ??= defaultLogger());
       this._logger = base.child({ reqId: this.id });
     }
     return this._logger;
@@ -270,7 +268,7 @@ export class Request {
    * Parses the body bytes as JSON once and keeps the value for every later `json()` (the binder
    * calls this with the bytes it already awaited, saving a promise per request).
    */
-  parseJson(bytes: Uint8Array): unknown {
+  private parseJson(bytes: Uint8Array): unknown {
     if (this._jsonParsed) return this._jsonValue;
     if (bytes.byteLength === 0) throw new BadRequestError('Request body is empty; expected JSON');
     const value = parseJsonBody(decodeText(bytes));
@@ -284,12 +282,12 @@ export class Request {
    * The body as it arrives, unbuffered and without `bodyLimit`, for readers that enforce limits of
    * their own (uploads). Internal; read the body once, through this or `bytes()`.
    */
-  bodyStream(): AsyncIterable<Uint8Array | string> {
+  private bodyStream(): AsyncIterable<Uint8Array | string> {
     return this.openBodyStream();
   }
 
   /** Stops reading a body refused part-way (413): the rest is discarded, the connection not reused. Internal. */
-  discardBody(): void {
+  private discardBody(): void {
     this.onBodyRefused();
   }
 
@@ -297,7 +295,7 @@ export class Request {
    * Runs `fn` once the response has been sent or the client has gone (temporary files of uploads).
    * False when this transport cannot tell: then nothing of the request may be left on disk. Internal.
    */
-  onFinished(fn: () => void): boolean {
+  private onFinished(fn: () => void): boolean {
     const init = this._init;
     return init.onFinished === undefined ? false : init.onFinished(fn);
   }
@@ -327,7 +325,7 @@ export class Request {
    * One header's value by lower-case name (repeats joined), from the transport when it can find it
    * without building every header (node:http's raw list). Internal: `headers.get` is the public way.
    */
-  headerValue(name: string): string | undefined {
+  private headerValue(name: string): string | undefined {
     const init = this._init;
     if (init.headerValue !== undefined) return init.headerValue(name);
     const value = this.headers.raw[name];
@@ -335,7 +333,7 @@ export class Request {
   }
 
   /** The raw header record, read from the parts on first use (node:http builds it on access). */
-  protected loadHeaders(): RawHeaders {
+  private loadHeaders(): RawHeaders {
     return this._init.headers ?? {};
   }
 
@@ -343,7 +341,7 @@ export class Request {
    * Reads the body from its source, with the limit. Not `async`: the transport's own promise is
    * handed on as it is, without wrapping it in one more (each costs a microtask hop per request).
    */
-  protected readBody(limit: number): Promise<Uint8Array> {
+  private readBody(limit: number): Promise<Uint8Array> {
     const init = this._init;
     const body = init.body;
     try {
@@ -360,7 +358,7 @@ export class Request {
   }
 
   /** The body for `bodyStream()`: a streamed source as it comes (chunks counted by the reader), else the bytes at once. */
-  protected openBodyStream(): AsyncIterable<Uint8Array | string> {
+  private openBodyStream(): AsyncIterable<Uint8Array | string> {
     const init = this._init;
     if (init.bodyStream !== undefined) return init.bodyStream();
     const body = init.body;
@@ -374,12 +372,12 @@ export class Request {
   }
 
   /** Called when the body is refused before it was read, so a server can close the connection. */
-  protected onBodyRefused(): void {
+  private onBodyRefused(): void {
     this._init.onBodyRefused?.();
   }
 
   /** Lets a server abort `signal` when its connection closes; called once, on first use of `signal`. */
-  protected watchDisconnect(): void {
+  private watchDisconnect(): void {
     this._init.onDisconnect?.((reason) => this.abort(reason));
   }
 }

@@ -1,12 +1,12 @@
 import { type ValidationIssue, validationProblem } from '@fnapi/validation';
-import { type EdgeSettings, REQUEST_EDGE } from './edge.js';
+import type { EdgeSettings } from './edge.js';
 import { HTTPError, type ProblemDetails, problemDetails, RequestValidationError } from './errors.js';
 import { PROBLEM_JSON } from './http.js';
 import { defaultLogger, type Logger } from './logger.js';
 import { composeActive, type Middleware, type MaybePromise, type Step } from './pipeline.js';
 import type { PluginManager } from './plugins.js';
 import type { Request } from './request.js';
-import { REQUEST_INTERNALS } from './request-internals.js';
+import { REQUEST_INTERNALS, type RequestInternals } from './request-internals.js';
 import { problemResponse, Response } from './response.js';
 import type { RouteTable } from './route-table.js';
 import type { RuntimeLimits } from './runtime-contract.js';
@@ -38,8 +38,13 @@ export interface ErrorPolicy {
   /** Adds `debug: { name, message, stack }` to 500 bodies. */
   readonly debug: boolean;
   readonly validationError: ValidationErrorFormat | undefined;
-  /** The app's limits, for steps that read them per request (uploads). */
-  readonly limits?: Readonly<RuntimeLimits>;
+}
+
+declare module './request-internals.js' {
+  interface RequestInternals {
+    /** How a thrown value becomes a response (`errorResponse` follows it). */
+    readonly policy: ErrorPolicy;
+  }
 }
 
 /** What a caller of `errorResponse` (such as `ErrorHandlingMiddleware`) may change of the app's policy. */
@@ -55,12 +60,10 @@ export interface ErrorResponseOptions {
 }
 
 let fallbackPolicy: ErrorPolicy | undefined;
-/** The thrown value already offered to plugins, per request (each error is reported once). */
-const reported = new WeakMap<Request, unknown>();
 
 function policyOf(request: Request): ErrorPolicy {
   return (
-    (request[REQUEST_INTERNALS] as ErrorPolicy | undefined) ??
+    request[REQUEST_INTERNALS]?.policy ??
     (fallbackPolicy ??= { plugins: undefined, logger: defaultLogger(), debug: false, validationError: undefined })
   );
 }
@@ -71,8 +74,11 @@ function policyOf(request: Request): ErrorPolicy {
  */
 function report(error: unknown, request: Request, policy: ErrorPolicy): Promise<Response | undefined> | undefined {
   const plugins = policy.plugins;
-  if (plugins === undefined || (reported.has(request) && reported.get(request) === error)) return undefined;
-  reported.set(request, error);
+  const internals = request[REQUEST_INTERNALS];
+  if (plugins === undefined || internals === undefined) return undefined;
+  if (Object.hasOwn(internals, 'reported') && internals.reported === error) return undefined;
+  // The request's own internals over the shared ones, marked: only a request that failed pays for it.
+  request[REQUEST_INTERNALS] = Object.create(internals, { reported: { value: error } }) as RequestInternals;
   if (plugins.listens('error_occurred')) plugins.emit('error_occurred', { error, request });
   return plugins.hasErrorHooks ? plugins.onError(error, request) : undefined;
 }
@@ -163,6 +169,8 @@ export interface RuntimeOptions {
   redirectSlashes: boolean;
   /** `requestIdHeader` and `trustProxy`, handed to each request. */
   edge: EdgeSettings;
+  /** The app's limits, for steps that read them per request (uploads). */
+  limits: Readonly<RuntimeLimits>;
 }
 
 /** Every answer carries the request's id (`X-Request-ID`), set last so that no middleware (a cache) can replace it. */
@@ -181,21 +189,30 @@ export class AppRuntime {
   private readonly policy: ErrorPolicy;
   private readonly plugins: PluginManager;
   private readonly redirectSlashes: boolean;
-  private readonly edge: EdgeSettings;
+  /** Handed to every request it serves: one object, one store per request. */
+  private readonly internals: RequestInternals;
 
   constructor(options: RuntimeOptions) {
     this.table = options.table;
     this.policy = options.policy;
     this.plugins = options.plugins;
     this.redirectSlashes = options.redirectSlashes;
-    this.edge = options.edge;
+    const policy = options.policy;
+    this.internals = {
+      edge: options.edge,
+      limits: options.limits,
+      policy,
+      // The app's logger is made on first use, not when the runtime is compiled.
+      get logger() {
+        return policy.logger;
+      },
+    };
     this.chain = composeActive(options.middleware, this.route);
   }
 
   /** Serves one request; synchronous when nothing on its path is asynchronous. Never throws. */
   serve(request: Request): MaybePromise<Response> {
-    request[REQUEST_INTERNALS] = this.policy;
-    request[REQUEST_EDGE] = this.edge;
+    request[REQUEST_INTERNALS] = this.internals;
     if (this.plugins.hasRequestHooks) return this.serveWithHooks(request);
     let out: MaybePromise<Response>;
     try {
@@ -215,8 +232,7 @@ export class AppRuntime {
     const started = performance.now();
     if (plugins.listens('request_received')) plugins.emit('request_received', { request });
     const current = await plugins.preRequest(request);
-    current[REQUEST_INTERNALS] = this.policy;
-    current[REQUEST_EDGE] = this.edge;
+    current[REQUEST_INTERNALS] = this.internals;
     let response: Response;
     try {
       response = await this.chain(current);

@@ -3,6 +3,7 @@ import zlib from 'node:zlib';
 import {
   type BodyChunk,
   type CallNext,
+  problemDetails,
   problemResponse,
   type Request,
   Response,
@@ -143,12 +144,7 @@ export class CompressionMiddleware extends Middleware {
 }
 
 function notAcceptable(encodings: readonly CompressionEncoding[]): Response {
-  return problemResponse({
-    type: 'about:blank',
-    title: 'Not Acceptable',
-    status: 406,
-    detail: `identity is refused and none of ${encodings.join(', ')} is accepted`,
-  });
+  return problemResponse(problemDetails(406, `identity is refused and none of ${encodings.join(', ')} is accepted`));
 }
 
 function byteLength(body: string | Uint8Array): number {

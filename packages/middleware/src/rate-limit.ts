@@ -1,4 +1,4 @@
-import { type CallNext, type Logger, problemResponse, type Request, type Response } from '@fnapi/core';
+import { type CallNext, type Logger, problemResponse, type Request, type Response, TooManyRequestsError } from '@fnapi/core';
 import { Middleware } from './base.js';
 
 /** What a store answers for one request: where the key stands in its window. */
@@ -145,15 +145,13 @@ export class RateLimitMiddleware extends Middleware {
     const reset = Math.max(0, Math.ceil(hit.resetSeconds));
     if (hit.count > this.limit) {
       const retryAfter = String(Math.max(1, reset));
-      const response = problemResponse(
-        {
-          type: 'about:blank',
-          title: 'Too Many Requests',
-          status: 429,
-          detail: `Rate limit of ${this.limit} requests per ${this.window} s exceeded; retry in ${retryAfter} s`,
-        },
-        { 'retry-after': retryAfter },
+      const refused = new TooManyRequestsError(
+        `Rate limit of ${this.limit} requests per ${this.window} s exceeded; retry in ${retryAfter} s`,
+        undefined,
+        { headers: { 'retry-after': retryAfter } },
       );
+      // Answered, not thrown: the middleware around this one sees a response (CORS headers reach it).
+      const response = problemResponse(refused.toProblem(), refused.headers);
       return this.stamp(response, 0, Math.max(1, reset));
     }
     return this.stamp(await callNext(request), remaining, reset);

@@ -2,6 +2,7 @@ import type { BusboyFileStream, BusboyInstance } from '@fastify/busboy';
 import type { FormField, FormPlan, UploadedFile, ValidationIssue } from '@fnapi/validation';
 import { BadRequestError, type HTTPError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
 import type { Request } from '../request.js';
+import { bodyStreamOf, discardBodyOf, onRequestFinished } from '../request-access.js';
 import { REQUEST_INTERNALS } from '../request-internals.js';
 import type { ErrorPolicy } from '../runtime.js';
 import { BYTES_TYPE, isTextContentType } from '../http.js';
@@ -59,7 +60,7 @@ export function loadFormParser(): Promise<CreateParser> {
 
 export function readForm(request: Request, plan: FormPlan): Promise<FormContent> {
   if (createParser === undefined) return loadFormParser().then(() => readForm(request, plan));
-  const limits = (request[REQUEST_INTERNALS] as ErrorPolicy | undefined)?.limits;
+  const limits = request[REQUEST_INTERNALS]?.limits;
   const uploadLimit = limits?.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
   const maxFiles = limits?.maxFiles ?? DEFAULT_MAX_FILES;
   const body: Record<string, unknown> = Object.create(null);
@@ -68,7 +69,7 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
   const contentType = request.headers.get('content-type');
   const mediaType = mediaTypeOf(contentType);
   if (mediaType === undefined || !plan.mediaTypes.includes(mediaType)) {
-    request.discardBody();
+    discardBodyOf(request);
     return Promise.reject(
       new UnsupportedMediaTypeError(
         `Expected ${plan.mediaTypes.join(' or ')}, got ${contentType ? `"${contentType}"` : 'no content type'}`,
@@ -77,7 +78,7 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
   }
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (declared > uploadLimit) {
-    request.discardBody();
+    discardBodyOf(request);
     return Promise.reject(refused(`Request body exceeds the upload limit of ${uploadLimit} bytes`));
   }
 
@@ -89,15 +90,15 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
       defCharset: 'utf8',
     });
   } catch (error) {
-    request.discardBody();
+    discardBodyOf(request);
     return Promise.reject(new BadRequestError(`Malformed form body: ${(error as Error).message}`));
   }
 
   const spool = new Spool();
   // Past the threshold a file goes to disk only where the transport says when the response is done.
-  const canSpool = plan.largestFile > SPOOL_THRESHOLD && request.onFinished(() => spool.removeAll());
+  const canSpool = plan.largestFile > SPOOL_THRESHOLD && onRequestFinished(request, () => spool.removeAll());
   const pending: PendingFile[] = [];
-  const bodyStream = request.bodyStream();
+  const bodyStream = bodyStreamOf(request);
   // node:stream from the registry, not imported: a bundle would load it with core (see spool.ts).
   const { Readable } = process.getBuiltinModule('node:stream');
   const source = bodyStream instanceof Readable ? bodyStream : Readable.from(bodyStream);
@@ -115,7 +116,7 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
       parser.removeAllListeners('drain');
       for (const stream of openFiles) stream.resume();
       spool.removeAll();
-      if (discard) request.discardBody();
+      if (discard) discardBodyOf(request);
       else if (source !== bodyStream) source.destroy();
       reject(error);
     };
