@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { type BodyChunk, type Request, reasonPhrase } from '@fnapi/core';
+import { type Request, reasonPhrase } from '@fnapi/core';
 import {
   type BinaryOptions,
   type BufferedResult,

@@ -20,15 +20,13 @@ export type VercelAdapterOptions = BinaryOptions;
  */
 export class VercelAdapter {
   private readonly app: Runtime;
-  /**
-   * Kept for parity with the other adapters: the Node runtime writes bytes as they are, so binary
-   * bodies need no base64 step whatever this says.
-   */
-  readonly options: VercelAdapterOptions;
 
-  constructor(app: Runtime, options: VercelAdapterOptions = {}) {
+  /**
+   * `options` are accepted for parity with the other adapters and change nothing: the Node runtime
+   * writes bytes as they are, so binary bodies need no base64 step.
+   */
+  constructor(app: Runtime, _options: VercelAdapterOptions = {}) {
     this.app = app;
-    this.options = options;
   }
 
   /** The function (bound: `export default adapter.handle`). */

@@ -100,3 +100,21 @@ export class RequestValidationError extends HTTPError {
 export function statusOf(error: unknown): number {
   return error instanceof HTTPError ? error.statusCode : 500;
 }
+
+/**
+ * A returned value that did not fit the endpoint's `response` model, or a streamed item that did not
+ * fit its `events`/`lines` schema: a server bug, so a 500 (or a stream's error ending).
+ */
+export class ResponseValidationError extends Error {
+  constructor(
+    readonly endpoint: string,
+    readonly issues: readonly import('@fnapi/validation').z.core.$ZodIssue[],
+    what: 'returned a value' | 'yielded an item' = 'returned a value',
+  ) {
+    super(
+      `${endpoint} ${what} that does not match its ${what === 'returned a value' ? 'response model' : 'schema'}: ` +
+        issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; '),
+    );
+    this.name = 'ResponseValidationError';
+  }
+}

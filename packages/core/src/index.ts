@@ -46,6 +46,7 @@ export {
   PROBLEM_JSON,
   problemDetails,
   RequestValidationError,
+  ResponseValidationError,
   ServiceUnavailableError,
   statusOf,
   TooManyRequestsError,
@@ -70,7 +71,6 @@ export {
   type PostResponseHook,
   type PreRequestHook,
 } from './plugins.js';
-export { ResponseValidationError } from './invoke.js';
 export {
   sseEvent,
   ItemValidationError,
@@ -82,7 +82,7 @@ export {
   type SSEEventInit,
   type StreamResult,
 } from './streams.js';
-export { defaultLogger, silentLogger, type Logger } from './logger.js';
+export { defaultLogger, roundMs, silentLogger, type Logger } from './logger.js';
 export { currentSignal, runWithSignal } from './scope.js';
 export { errorResponse, type ErrorResponseOptions } from './runtime.js';
 export {

@@ -1,15 +1,7 @@
-import {
-  compileBinder,
-  compileForm,
-  compiledParser,
-  isArrayLikeSchema,
-  type RawInput,
-  type ValidationIssue,
-  type z,
-} from '@fnapi/validation';
+import { compileBinder, compileForm, compiledParser, isArrayLikeSchema, type RawInput, type ValidationIssue } from '@fnapi/validation';
 import { isJsonContentType } from './http.js';
 import { type EndpointDefinition, type Guard, handlerMetadata } from './endpoint.js';
-import { GatewayTimeoutError, RequestValidationError, UnsupportedMediaTypeError } from './errors.js';
+import { GatewayTimeoutError, RequestValidationError, ResponseValidationError, UnsupportedMediaTypeError } from './errors.js';
 import { isPromiseLike, type MaybePromise, type Step } from './pipeline.js';
 import type { Request } from './request.js';
 import { headerValueOf, parseJsonOf } from './request-access.js';
@@ -20,20 +12,6 @@ import { compileStreamResult } from './streams.js';
 /** Runs an endpoint's guards in order, before anything of the request is read. */
 async function runGuards(guards: readonly Guard[], request: Request): Promise<void> {
   for (const guard of guards) await guard(request);
-}
-
-/** A returned value that did not fit the endpoint's `response` model: a server bug, so a 500. */
-export class ResponseValidationError extends Error {
-  constructor(
-    readonly endpoint: string,
-    readonly issues: readonly z.core.$ZodIssue[],
-  ) {
-    super(
-      `${endpoint} returned a value that does not match its response model: ` +
-        issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; '),
-    );
-    this.name = 'ResponseValidationError';
-  }
 }
 
 function isStatus(value: unknown): value is number {

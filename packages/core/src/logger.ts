@@ -30,3 +30,8 @@ export function defaultLogger(): Logger {
 export function silentLogger(): Logger {
   return pino()({ enabled: false });
 }
+
+/** Milliseconds to three decimals: the `duration` of log lines and timing headers. */
+export function roundMs(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}

@@ -5,25 +5,30 @@ import type { Request } from './request.js';
 
 /** One header's value by lower-case name (repeats joined), without building every header where the transport can. */
 export function headerValueOf(request: Request, name: string): string | undefined {
+  // biome-ignore lint/complexity/useLiteralKeys: a private member, reached by element access
   return request['headerValue'](name);
 }
 
 /** Parses the body bytes as JSON once; later `json()` calls get the same value. */
 export function parseJsonOf(request: Request, bytes: Uint8Array): unknown {
+  // biome-ignore lint/complexity/useLiteralKeys: a private member, reached by element access
   return request['parseJson'](bytes);
 }
 
 /** The body as it arrives, unbuffered and without `bodyLimit` (uploads enforce limits of their own). */
 export function bodyStreamOf(request: Request): AsyncIterable<Uint8Array | string> {
+  // biome-ignore lint/complexity/useLiteralKeys: a private member, reached by element access
   return request['bodyStream']();
 }
 
 /** Stops reading a body refused part-way (413): the rest is discarded, the connection not reused. */
 export function discardBodyOf(request: Request): void {
+  // biome-ignore lint/complexity/useLiteralKeys: a private member, reached by element access
   request['discardBody']();
 }
 
 /** Runs `fn` once the answer has been sent or the client has gone; false when the transport cannot tell. */
 export function onRequestFinished(request: Request, fn: () => void): boolean {
+  // biome-ignore lint/complexity/useLiteralKeys: a private member, reached by element access
   return request['onFinished'](fn);
 }

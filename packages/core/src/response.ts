@@ -108,12 +108,10 @@ export class RedirectResponse extends Response {
   }
 }
 
-export interface StreamingResponseOptions extends ResponseOptions {}
-
 /** A body produced piece by piece: an async iterable or a Web `ReadableStream` of strings or bytes. */
 export class StreamingResponse extends Response {
   private readonly source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>;
-  constructor(source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>, options?: StreamingResponseOptions) {
+  constructor(source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>, options?: ResponseOptions) {
     super(undefined, { mediaType: BYTES_TYPE, ...options });
     this.source = source;
   }

@@ -1,5 +1,5 @@
 import { compiledParser, type z } from '@fnapi/validation';
-import { HTTPError, ServiceUnavailableError } from './errors.js';
+import { HTTPError, ResponseValidationError, ServiceUnavailableError } from './errors.js';
 import { isPromiseLike } from './pipeline.js';
 import type { Request } from './request.js';
 import { fromWebResponse, isWebResponse, Response, StreamingResponse } from './response.js';
@@ -123,7 +123,7 @@ export function compileStream(spec: StreamSpec): (result: unknown, request: Requ
   const parser = compiledParser(spec.schema);
   const parse = (value: unknown): unknown => {
     const parsed = parser.safeParse(value);
-    if (!parsed.success) throw new ItemValidationError(spec.label, parsed.error.issues);
+    if (!parsed.success) throw new ResponseValidationError(spec.label, parsed.error.issues, 'yielded an item');
     return parsed.data;
   };
   const encode =
@@ -169,19 +169,9 @@ function iteratorOf(result: unknown, label: string): AsyncIterator<unknown> | It
   throw new TypeError(`${label} is a streaming endpoint: its handler must return an AsyncIterable, got ${typeof result}`);
 }
 
-/** An item that did not fit the stream's schema: a server bug. */
-export class ItemValidationError extends Error {
-  constructor(
-    readonly endpoint: string,
-    readonly issues: readonly z.core.$ZodIssue[],
-  ) {
-    super(
-      `${endpoint} yielded an item that does not match its schema: ` +
-        issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('; '),
-    );
-    this.name = 'ItemValidationError';
-  }
-}
+/** An item that did not fit the stream's schema: a server bug (the same error as a bad return value). */
+export const ItemValidationError = ResponseValidationError;
+export type ItemValidationError = ResponseValidationError;
 
 type Outcome = Encoded | 'done' | 'ping' | 'aborted';
 

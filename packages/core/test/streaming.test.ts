@@ -112,8 +112,9 @@ function build() {
     await state.late.opened;
     yield { n: 1 };
   });
-  app.get('/lines-missing', { lines: Tick }, async function* () {
-    throw new NotFoundError('No such export');
+  app.get('/lines-missing', { lines: Tick }, async function* (_input, request) {
+    if (request.method === 'GET') throw new NotFoundError('No such export');
+    yield { n: 0 };
   });
   app.get('/lines-quick-fail', { lines: Tick }, async function* () {
     yield { n: 1 };

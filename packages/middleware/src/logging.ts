@@ -5,12 +5,12 @@ import {
   type Logger,
   type Request,
   type Response,
+  roundMs,
   StreamingResponse,
   statusOf,
 } from '@fnapi/core';
 import type { Level } from 'pino';
 import { Middleware } from './base.js';
-import { roundMs } from './duration.js';
 import { isUnobserved } from './unobserved.js';
 
 export interface LoggingMiddlewareOptions {

@@ -1,6 +1,5 @@
-import type { CallNext, Request, Response } from '@fnapi/core';
+import { type CallNext, type Request, type Response, roundMs } from '@fnapi/core';
 import { Middleware } from './base.js';
-import { roundMs } from './duration.js';
 
 /**
  * Times everything inside it and reports it on the response: `Server-Timing: app;dur=<ms>`

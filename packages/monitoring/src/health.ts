@@ -1,5 +1,5 @@
 import type { API, Request } from '@fnapi/core';
-import { annotateHandler, JSONResponse, runWithSignal } from '@fnapi/core';
+import { annotateHandler, JSONResponse, roundMs, runWithSignal } from '@fnapi/core';
 import { markUnobserved } from '@fnapi/middleware';
 
 /**
@@ -99,7 +99,7 @@ async function readiness(app: API, checks: [string, HealthCheck][], timeoutMs: n
 async function runCheck(check: HealthCheck, timeoutMs: number): Promise<CheckResult> {
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
-  const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
+  const elapsed = () => roundMs(performance.now() - started);
   const deadline = new AbortController();
   try {
     const outcome = await Promise.race([

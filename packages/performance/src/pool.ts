@@ -134,7 +134,8 @@ export class ConnectionPool {
     this.acquireTimeout = options.acquireTimeout ?? 10;
     this.idleTimeout = options.idleTimeout ?? 30;
     this.queryTimeout = options.queryTimeout ?? 30;
-    if (!(Number.isFinite(this.queryTimeout) && this.queryTimeout > 0)) throw new RangeError('queryTimeout must be a number of seconds > 0');
+    if (!(Number.isFinite(this.queryTimeout) && this.queryTimeout > 0))
+      throw new RangeError('queryTimeout must be a number of seconds > 0');
     if (!Number.isInteger(this.maxSize) || this.maxSize < 1) throw new RangeError('maxSize must be a whole number of at least 1');
     if (!Number.isInteger(this.minSize) || this.minSize < 0 || this.minSize > this.maxSize) {
       throw new RangeError('minSize must be a whole number from 0 to maxSize');
@@ -421,10 +422,7 @@ export class ConnectionPool {
         reject(error);
       };
       const abandon = () => drop(signal!.reason);
-      const timer = setTimeout(
-        () => drop(new QueryTimeoutError(this.queryTimeout, text)),
-        this.queryTimeout * 1000 + UNANSWERED_GRACE_MS,
-      );
+      const timer = setTimeout(() => drop(new QueryTimeoutError(this.queryTimeout, text)), this.queryTimeout * 1000 + UNANSWERED_GRACE_MS);
       signal?.addEventListener('abort', abandon, { once: true });
       member.client.query(text, values as unknown[] | undefined).then(
         (result) => {

@@ -6,6 +6,7 @@ import {
   type PluginMetadata,
   type Request,
   type Response,
+  roundMs,
 } from '@fnapi/core';
 import { pino, type DestinationStream, type Level, type Logger } from 'pino';
 import { Plugin } from './plugin.js';
@@ -170,7 +171,7 @@ export class LoggingPlugin extends Plugin {
       path: request.path,
       route: request.route,
       status,
-      duration: Math.round((payload.duration as number) * 1000) / 1000,
+      duration: roundMs(payload.duration as number),
       headers: this.redactResponseHeaders(response),
     };
     if (this.options.logResponseBody) line.body = this.responseBody(response);

@@ -4,7 +4,6 @@ import { BadRequestError, type HTTPError, PayloadTooLargeError, UnsupportedMedia
 import type { Request } from '../request.js';
 import { bodyStreamOf, discardBodyOf, onRequestFinished } from '../request-access.js';
 import { REQUEST_INTERNALS } from '../request-internals.js';
-import type { ErrorPolicy } from '../runtime.js';
 import { BYTES_TYPE, isTextContentType } from '../http.js';
 import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT, MAX_FIELD_SIZE, MAX_PARTS, SPOOL_THRESHOLD } from './limits.js';
 import { DiskFile, MemoryFile, Spool } from './spool.js';
