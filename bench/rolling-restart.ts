@@ -7,8 +7,8 @@
 //   pnpm --filter @fnapi/bench rolling-restart [-- --restarts 3 --concurrency 32 --limit 100 --extra 20]
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { driveLoad, rollingRestart, sendEach, startBalancer, startInstance } from '../examples/deployment/src/local.js';
-import { freePort } from '../packages/test-support/src/index.js';
+import { driveLoad, rollingRestart, sendEach, startBalancer, startInstance } from '@fnapi/example-deployment/local';
+import { freePort } from '@fnapi/test-support';
 
 const { values: args } = parseArgs({
   args: process.argv.slice(2).filter((a, i) => !(i === 0 && a === '--')),

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { TestClient } from '@fnapi/core/testing';
 import { clientTypes } from '@fnapi/dev';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../basic/src/app.js';
+import { createApp } from '@fnapi/example-basic/app';
 import { createUser, describePost, exampleClient, type ExampleClient } from '../src/client.js';
 
 describe('the typed client against the example app', () => {

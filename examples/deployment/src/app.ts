@@ -3,7 +3,7 @@ import { type API, type APIOptions, Router } from '@fnapi/core';
 import { RateLimitMiddleware } from '@fnapi/middleware';
 import { healthEndpoints, TracingMiddleware } from '@fnapi/monitoring';
 import { ConnectionPool } from '@fnapi/performance';
-import { createApp } from '../../basic/src/app.js';
+import { createApp } from '@fnapi/example-basic/app';
 
 export interface DeploymentSettings {
   /** Seconds served after SIGTERM while /readyz answers 503 (the balancer's detection time and more). */

@@ -54,6 +54,21 @@ function start(env: Record<string, string> = {}): Promise<Started> {
   });
 }
 
+/** Resolves once `count` lines of the child's output match (each line is read as it arrives). */
+function linesSeen(child: ChildProcess, lines: string[], match: (line: string) => boolean, count: number): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (lines.filter(match).length < count) return;
+      child.stdout!.off('data', later);
+      resolve();
+    };
+    // After the start() listener has split the chunk into lines.
+    const later = () => setImmediate(check);
+    child.stdout!.on('data', later);
+    check();
+  });
+}
+
 /** One request on a fresh connection, so the primary hands it to the next worker. */
 async function pidOf(url: string): Promise<number> {
   const agent = new Agent({ connections: 1, pipelining: 0, connectTimeout: 2000, headersTimeout: 2000, bodyTimeout: 2000 });
@@ -103,12 +118,12 @@ describe('app.run({ workers })', () => {
   });
 
   it('drains 20 slow in-flight requests on SIGTERM, then the primary exits 0', async () => {
-    const { child, url, exited } = await start({ SLOW_MS: '1500' });
+    const { child, url, exited, lines } = await start({ SLOW_MS: '1500' });
     const agent = new Agent({ connections: 20 });
     const inflight = Array.from({ length: 20 }, () =>
       request(`${url}/slow`, { dispatcher: agent }).then(async (res) => ({ status: res.statusCode, body: await res.body.json() })),
     );
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await linesSeen(child, lines, (line) => line.startsWith('{"slow"'), 20);
     child.kill('SIGTERM');
     const answers = await Promise.all(inflight);
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
