@@ -3,7 +3,7 @@
  * `file()` endpoint over loopback. The client streams the multipart body from a generator, so only
  * the server's memory is measured.
  *
- *   pnpm --filter @fnapi/bench exec node --conditions=@fnapi/source --import tsx upload.ts [megabytes]
+ *   pnpm --filter @fnapi/bench exec node --conditions=@fnapi/source --import tsx upload.ts [megabytes] [--json]
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -110,7 +110,9 @@ if (process.argv.includes('--serve')) {
   const megabytes = Number(process.argv[2] ?? 200);
   const m = await measureUpload(megabytes * 1_000_000);
   const mb = (n: number) => (n / MiB).toFixed(1);
-  console.log(
+  // `--json`: the figures as one line, for core's upload-memory test, which runs this program.
+  if (process.argv.includes('--json')) console.log(JSON.stringify(m));
+  else console.log(
     `upload of ${megabytes} MB: server RSS ${mb(m.baselineRss)} MiB before, peak ${mb(m.peakRss)} MiB, growth ${mb(m.growth)} MiB, ${m.seconds.toFixed(1)} s`,
   );
 }
