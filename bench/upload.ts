@@ -112,7 +112,8 @@ if (process.argv.includes('--serve')) {
   const mb = (n: number) => (n / MiB).toFixed(1);
   // `--json`: the figures as one line, for core's upload-memory test, which runs this program.
   if (process.argv.includes('--json')) console.log(JSON.stringify(m));
-  else console.log(
-    `upload of ${megabytes} MB: server RSS ${mb(m.baselineRss)} MiB before, peak ${mb(m.peakRss)} MiB, growth ${mb(m.growth)} MiB, ${m.seconds.toFixed(1)} s`,
-  );
+  else
+    console.log(
+      `upload of ${megabytes} MB: server RSS ${mb(m.baselineRss)} MiB before, peak ${mb(m.peakRss)} MiB, growth ${mb(m.growth)} MiB, ${m.seconds.toFixed(1)} s`,
+    );
 }
