@@ -3,9 +3,9 @@ import {
   compileForm,
   compiledParser,
   isArrayLikeSchema,
+  type ParseIssue,
   type RawInput,
   type ValidationIssue,
-  type z,
 } from '@fnapi/validation';
 import { isJsonContentType } from './http.js';
 import { type EndpointDefinition, type Guard, handlerMetadata } from './endpoint.js';
@@ -25,7 +25,7 @@ async function runGuards(guards: readonly Guard[], request: Request): Promise<vo
 export class ResponseValidationError extends Error {
   constructor(
     readonly endpoint: string,
-    readonly issues: readonly z.core.$ZodIssue[],
+    readonly issues: readonly ParseIssue[],
   ) {
     super(
       `${endpoint} returned a value that does not match its response model: ` +
