@@ -65,7 +65,8 @@ function codeOf(issue: StandardSchemaV1.Issue): string {
 /** A Standard Schema's issues as fnapi reports them, with the input found at each path. */
 export function toSchemaIssues(issues: readonly StandardSchemaV1.Issue[], input: unknown): SchemaIssue[] {
   return issues.map((issue) => {
-    const keys = (issue.path ?? []).map(keyOf);
+    // Array.from: a library's path may be an array subclass (arktype's) whose `map` builds another.
+    const keys = Array.from(issue.path ?? [], keyOf);
     return {
       path: keys.map((k) => (typeof k === 'symbol' ? String(k) : k)),
       message: issue.message,
