@@ -198,8 +198,10 @@ class DocumentBuilder {
   private holder(schema: Schema, io: 'input' | 'output'): AnySchema {
     let holder = holders[io].get(schema);
     if (holder === undefined) {
-      const inner = z.custom((value) => value !== undefined);
-      generator().zodToOpenAPIRegistry.add(inner, standardDocument(schema, io) as never);
+      // `unknown` renders as `{}` by itself; the refinement keeps a required field required.
+      const inner = z.unknown().refine((value) => value !== undefined);
+      const json = standardDocument(schema, io);
+      if (Object.keys(json).length > 0) generator().zodToOpenAPIRegistry.add(inner, json as never);
       holder = acceptsMissing(schema) ? inner.optional() : inner;
       holders[io].set(schema, holder);
     }
