@@ -80,7 +80,7 @@ describe('Standard Schema endpoints over HTTP', () => {
       ],
     });
     const small = await client.get('/v/items/0');
-    expect(small.json().errors).toEqual([{ in: 'path', path: ['id'], message: 'Invalid value: Expected >=1 but received 0', code: 'min_value' }]);
+    expect(small.json<{ errors: unknown[] }>().errors).toEqual([{ in: 'path', path: ['id'], message: 'Invalid value: Expected >=1 but received 0', code: 'min_value' }]);
   });
 
   it('a value that does not fit a Standard Schema response model is a 500', async () => {
@@ -93,7 +93,7 @@ describe('Standard Schema endpoints over HTTP', () => {
     expect(created.json()).toEqual({ name: 'Lamp', price: 3, trace: 't1' });
     const bad = await client.post('/a/items', { json: { price: -1 } });
     expect(bad.status).toBe(422);
-    expect(bad.json().errors).toEqual([
+    expect(bad.json<{ errors: unknown[] }>().errors).toEqual([
       { in: 'body', path: ['name'], message: 'Field required', code: 'missing' },
       { in: 'body', path: ['price'], message: 'price must be non-negative (was -1)', code: 'min' },
     ]);
@@ -104,7 +104,7 @@ describe('Standard Schema endpoints over HTTP', () => {
     const ok = await client.get('/z/mixed/3?tag=a&tag=b&limit=10');
     expect(ok.json()).toEqual({ id: 3, tag: ['a', 'b'], limit: 10 });
     const bad = await client.get('/z/mixed/x?limit=1.5');
-    expect(bad.json().errors).toEqual([
+    expect(bad.json<{ errors: unknown[] }>().errors).toEqual([
       { in: 'path', path: ['id'], message: 'Expected an integer, got "x"', code: 'invalid_type' },
       { in: 'query', path: ['tag'], message: 'Field required', code: 'missing' },
       { in: 'query', path: ['limit'], message: 'Expected an integer, got "1.5"', code: 'predicate' },
@@ -123,7 +123,7 @@ describe('Standard Schema endpoints over HTTP', () => {
   it('body fields by name with valibot and arktype', async () => {
     expect((await client.post('/v/fields', { json: { a: 1, b: 'x' } })).json()).toEqual({ a: 1, b: 'x' });
     const bad = await client.post('/v/fields', { json: { a: '1' } });
-    expect(bad.json().errors).toEqual([
+    expect(bad.json<{ errors: unknown[] }>().errors).toEqual([
       { in: 'body', path: ['a'], message: 'Invalid type: Expected number but received "1"', code: 'number' },
       { in: 'body', path: ['b'], message: 'Field required', code: 'missing' },
     ]);
@@ -137,7 +137,7 @@ describe('Standard Schema endpoints over HTTP', () => {
   it('a schema without a JSON Schema still validates, and is named in one warning', async () => {
     expect((await client.get('/h/ab')).json()).toEqual({ word: 'ab' });
     const bad = await client.get('/h/abc');
-    expect(bad.json().errors).toEqual([{ in: 'path', path: ['word'], message: 'Expected an even length', code: 'invalid' }]);
+    expect(bad.json<{ errors: unknown[] }>().errors).toEqual([{ in: 'path', path: ['word'], message: 'Expected an even length', code: 'invalid' }]);
     const warnings = logLines.filter((line) => String(line.msg).includes('no JSON Schema'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.schemas).toEqual(['GET /h/{word}: params.word (handmade)']);
