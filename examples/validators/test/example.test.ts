@@ -72,7 +72,11 @@ describe('the validators example', () => {
       minimum: 1000,
       maximum: 2100,
     });
-    expect(doc.paths['/books/{book_id}'].get.responses['200'].content['application/json'].schema.required).toEqual(['id', 'title', 'author']);
+    expect(doc.paths['/books/{book_id}'].get.responses['200'].content['application/json'].schema.required).toEqual([
+      'id',
+      'title',
+      'author',
+    ]);
     const output = await validate('https://spec.openapis.org/oas/3.1/schema-base', doc, 'BASIC');
     expect(output.valid ? [] : output.errors).toEqual([]);
   });

@@ -16,7 +16,8 @@ export function undocumentedSchemas(endpoint: RegisteredEndpoint): string[] {
   const note = (where: string, schema: unknown, io: 'input' | 'output') => {
     if (undocumented(schema, io)) found.push(`${endpoint.method} ${endpoint.path}: ${where} (${schema['~standard'].vendor})`);
   };
-  for (const [name, spec] of Object.entries(options.params ?? {})) note(`params.${name}`, isParamSource(spec) ? spec.schema : spec, 'input');
+  for (const [name, spec] of Object.entries(options.params ?? {}))
+    note(`params.${name}`, isParamSource(spec) ? spec.schema : spec, 'input');
   note('response', options.response, 'output');
   for (const [status, declared] of Object.entries(options.responses ?? {})) {
     if (typeof declared === 'object') note(`responses[${status}].schema`, declared.schema, 'output');

@@ -40,17 +40,31 @@ function build(logLines: Record<string, unknown>[]): API {
     ({ id, verbose }) => ({ id, name: verbose ? 'long name' : 'n', secret: 'dropped' }),
   );
   app.get('/v/broken', { response: Item }, () => ({ id: 'x' }) as never);
-  app.post('/a/items', { params: { item: NewItem, x_trace: header(type('string | undefined')) }, statusCode: 201 }, ({ item, x_trace }) => ({
-    ...item,
-    trace: x_trace ?? null,
-  }));
-  app.get('/z/mixed/{id}', { params: { id: z.int(), tag: v.array(v.string()), limit: type('number.integer | undefined') } }, (input) => input);
-  app.post('/v/login', { params: { login: form(v.object({ user: v.string(), remember: v.optional(v.boolean(), false) })) } }, ({ login }) => login);
+  app.post(
+    '/a/items',
+    { params: { item: NewItem, x_trace: header(type('string | undefined')) }, statusCode: 201 },
+    ({ item, x_trace }) => ({
+      ...item,
+      trace: x_trace ?? null,
+    }),
+  );
+  app.get(
+    '/z/mixed/{id}',
+    { params: { id: z.int(), tag: v.array(v.string()), limit: type('number.integer | undefined') } },
+    (input) => input,
+  );
+  app.post(
+    '/v/login',
+    { params: { login: form(v.object({ user: v.string(), remember: v.optional(v.boolean(), false) })) } },
+    ({ login }) => login,
+  );
   app.post('/v/fields', { params: { a: v.number(), b: body(type('string')) } }, ({ a, b }) => ({ a, b }));
   app.get('/v/ticks', { params: { count: v.pipe(v.number(), v.integer()) }, lines: Tick }, function* ({ count }) {
     for (let n = 0; n < count; n++) yield { n, extra: true } as { n: number };
   });
-  app.get('/h/{word}', { params: { word: evenLength }, responses: { 404: { description: 'None', schema: Item } } }, ({ word }) => ({ word }));
+  app.get('/h/{word}', { params: { word: evenLength }, responses: { 404: { description: 'None', schema: Item } } }, ({ word }) => ({
+    word,
+  }));
   return app;
 }
 
@@ -80,7 +94,9 @@ describe('Standard Schema endpoints over HTTP', () => {
       ],
     });
     const small = await client.get('/v/items/0');
-    expect(small.json<{ errors: unknown[] }>().errors).toEqual([{ in: 'path', path: ['id'], message: 'Invalid value: Expected >=1 but received 0', code: 'min_value' }]);
+    expect(small.json<{ errors: unknown[] }>().errors).toEqual([
+      { in: 'path', path: ['id'], message: 'Invalid value: Expected >=1 but received 0', code: 'min_value' },
+    ]);
   });
 
   it('a value that does not fit a Standard Schema response model is a 500', async () => {
@@ -137,7 +153,9 @@ describe('Standard Schema endpoints over HTTP', () => {
   it('a schema without a JSON Schema still validates, and is named in one warning', async () => {
     expect((await client.get('/h/ab')).json()).toEqual({ word: 'ab' });
     const bad = await client.get('/h/abc');
-    expect(bad.json<{ errors: unknown[] }>().errors).toEqual([{ in: 'path', path: ['word'], message: 'Expected an even length', code: 'invalid' }]);
+    expect(bad.json<{ errors: unknown[] }>().errors).toEqual([
+      { in: 'path', path: ['word'], message: 'Expected an even length', code: 'invalid' },
+    ]);
     const warnings = logLines.filter((line) => String(line.msg).includes('no JSON Schema'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.schemas).toEqual(['GET /h/{word}: params.word (handmade)']);

@@ -16,7 +16,10 @@ describe('valibot inputs', () => {
           x_token: header(v.string()),
           session: cookie(v.optional(v.string())),
           tags: query(v.array(v.string())),
-          length: v.pipe(v.string(), v.transform((s) => s.length)),
+          length: v.pipe(
+            v.string(),
+            v.transform((s) => s.length),
+          ),
         },
       },
       (input) => {
@@ -58,7 +61,11 @@ describe('arktype inputs', () => {
       {
         route: '/a/{id}',
         method: 'PUT',
-        params: { id: type('number.integer'), item: type({ name: 'string', 'price?': 'number' }), csv: query(type('string').pipe((s) => s.split(','))) },
+        params: {
+          id: type('number.integer'),
+          item: type({ name: 'string', 'price?': 'number' }),
+          csv: query(type('string').pipe((s) => s.split(','))),
+        },
       },
       ({ id, item, csv }) => {
         expectTypeOf(id).toEqualTypeOf<number>();
@@ -95,7 +102,10 @@ describe('response models of other libraries', () => {
   });
 
   it('a transforming model is checked by what it parses', () => {
-    const Stamp = v.pipe(v.string(), v.transform((s) => new Date(s)));
+    const Stamp = v.pipe(
+      v.string(),
+      v.transform((s) => new Date(s)),
+    );
     const app = new API();
     app.get('/stamp', { response: Stamp }, () => '2026-01-01');
     // @ts-expect-error: the model parses a string
@@ -117,7 +127,9 @@ describe('response models of other libraries', () => {
   });
 
   it('takes any Standard Schema', () => {
-    const even: StandardSchemaV1<number, number> = { '~standard': { version: 1, vendor: 'x', validate: (value) => ({ value: value as number }) } };
+    const even: StandardSchemaV1<number, number> = {
+      '~standard': { version: 1, vendor: 'x', validate: (value) => ({ value: value as number }) },
+    };
     new API().get('/even', { params: { n: even }, response: even }, ({ n }) => {
       expectTypeOf(n).toEqualTypeOf<number>();
       return n;

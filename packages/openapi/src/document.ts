@@ -186,7 +186,12 @@ class DocumentBuilder {
     return [...described.map((tag) => ({ ...tag })), ...this.tags.filter((name) => !names.has(name)).map((name) => ({ name }))];
   }
 
-  private schemaFor(schema: Schema, op?: OperationDescription, parameter?: string, io: 'input' | 'output' = 'output'): AnySchema | SchemaObject {
+  private schemaFor(
+    schema: Schema,
+    op?: OperationDescription,
+    parameter?: string,
+    io: 'input' | 'output' = 'output',
+  ): AnySchema | SchemaObject {
     if (!isZodSchema(schema)) return standardDocument(schema, io);
     return this.safe ? this.ensureConvertible(schema as AnySchema, op, parameter) : (schema as AnySchema);
   }
@@ -285,7 +290,10 @@ class DocumentBuilder {
             ? body.schema
             : z.object(
                 Object.fromEntries(
-                  Object.entries(body.fields).map(([name, field]) => [name, isZodSchema(field) ? (field as AnySchema) : this.holder(field, 'input')]),
+                  Object.entries(body.fields).map(([name, field]) => [
+                    name,
+                    isZodSchema(field) ? (field as AnySchema) : this.holder(field, 'input'),
+                  ]),
                 ),
               )
           : body.schema;

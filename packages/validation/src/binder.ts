@@ -236,7 +236,12 @@ function perParameterBinder(entries: Entry[]): Binder {
       if (hasBodyFields && raw.body !== undefined) {
         const b = raw.body;
         if (typeof b !== 'object' || b === null || Array.isArray(b)) {
-          issues.push({ in: 'body', path: [], message: `Invalid input: expected object, received ${describeType(b)}`, code: 'invalid_type' });
+          issues.push({
+            in: 'body',
+            path: [],
+            message: `Invalid input: expected object, received ${describeType(b)}`,
+            code: 'invalid_type',
+          });
           skipBodyFields = true;
         } else bodyObject = b as Record<string, unknown>;
       }

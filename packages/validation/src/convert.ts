@@ -1,13 +1,5 @@
 import type { z } from 'zod';
-import {
-  acceptsUndefined,
-  isZodSchema,
-  type JsonSchema,
-  jsonPart,
-  partOptional,
-  type Schema,
-  standardJsonSchema,
-} from './standard.js';
+import { acceptsUndefined, isZodSchema, type JsonSchema, jsonPart, partOptional, type Schema, standardJsonSchema } from './standard.js';
 
 /**
  * Strict string conversion for values from the path, the query, headers and cookies.

@@ -54,7 +54,8 @@ export function describeParams(plan: BinderPlan): { params: ParamDescriptor[]; b
         break;
     }
   }
-  if (Object.keys(bodyFields).length > 0) body = { kind: 'fields', schema: z.object(bodyFields as Record<string, z.ZodType>), fields: bodyFields };
+  if (Object.keys(bodyFields).length > 0)
+    body = { kind: 'fields', schema: z.object(bodyFields as Record<string, z.ZodType>), fields: bodyFields };
   // Forms and uploads are described with their own media types rather than JSON.
   const form = compileForm(plan.method, plan.params, plan.pathParams);
   if (form !== undefined && body.kind !== 'none') body = { ...body, mediaTypes: form.mediaTypes };

@@ -37,6 +37,4 @@ type ObjectOf<T> = { [K in Exclude<keyof T, OptionalKeys<T>>]: T[K] } & { [K in 
  * The handler's input: the parsed output of `params` (wrappers unwrapped, optional keys optional),
  * plus every path parameter of the route without a schema, as a string.
  */
-export type InferInput<R extends string, P> = Simplify<
-  ObjectOf<Outputs<P>> & { [K in Exclude<PathParamNames<R>, keyof P>]: string }
->;
+export type InferInput<R extends string, P> = Simplify<ObjectOf<Outputs<P>> & { [K in Exclude<PathParamNames<R>, keyof P>]: string }>;

@@ -89,7 +89,11 @@ export function mapIssues(
  * issue's path is `missing` / "Field required" whatever the library says; a string that could not be
  * converted says what was expected (with the library's code); otherwise the library's message and code.
  */
-export function readableStandard(issue: SchemaIssue, location: ParamLocation, expected: string | undefined): { message: string; code: string } {
+export function readableStandard(
+  issue: SchemaIssue,
+  location: ParamLocation,
+  expected: string | undefined,
+): { message: string; code: string } {
   if (issue.input === undefined) return { message: 'Field required', code: 'missing' };
   if (expected !== undefined && FROM_STRINGS.has(location) && typeof issue.input === 'string') {
     return { message: `Expected ${expected}, got ${JSON.stringify(issue.input)}`, code: issue.code };

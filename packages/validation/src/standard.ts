@@ -137,9 +137,9 @@ function loadValibotConverter(): ValibotConverter | null {
   valibotConverter = null;
   const candidates: ((id: string) => unknown)[] = [];
   if (typeof require === 'function') candidates.push(require);
-  const moduleApi = (
-    globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
-  ).process?.getBuiltinModule?.('node:module') as { createRequire?: (from: string) => (id: string) => unknown } | undefined;
+  const moduleApi = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
+    'node:module',
+  ) as { createRequire?: (from: string) => (id: string) => unknown } | undefined;
   if (moduleApi?.createRequire) {
     candidates.push(moduleApi.createRequire(import.meta.url));
     const cwd = (globalThis as { process?: { cwd?: () => string } }).process?.cwd?.();

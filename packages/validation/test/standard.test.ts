@@ -117,7 +117,9 @@ describe('binding with valibot', () => {
       { in: 'body', path: ['name'], message: 'Invalid length: Expected >=2 but received 1', code: 'min_length' },
       { in: 'body', path: ['age'], message: 'Invalid type: Expected number but received "36"', code: 'number' },
     ]);
-    expect(issues(bind(raw({ body: { name: 'Ada' } })))).toEqual([{ in: 'body', path: ['age'], message: 'Field required', code: 'missing' }]);
+    expect(issues(bind(raw({ body: { name: 'Ada' } })))).toEqual([
+      { in: 'body', path: ['age'], message: 'Field required', code: 'missing' },
+    ]);
   });
 
   it('body fields by name, beside zod ones, and a body that is not an object', () => {
@@ -137,7 +139,9 @@ describe('binding with valibot', () => {
     const bind = compileBinder({ method: 'GET', pathParams: [], params: { filter: Filter } });
     expect(value(bind(raw({ query: 'page=3&q=x' })))).toEqual({ filter: { page: 3, q: 'x' } });
     expect(value(bind(raw()))).toEqual({ filter: { page: 1 } });
-    expect(issues(bind(raw({ query: 'page=x' })))).toEqual([{ in: 'query', path: ['page'], message: 'Expected an integer, got "x"', code: 'number' }]);
+    expect(issues(bind(raw({ query: 'page=x' })))).toEqual([
+      { in: 'query', path: ['page'], message: 'Expected an integer, got "x"', code: 'number' },
+    ]);
     const { params } = describeParams({ method: 'GET', pathParams: [], params: { filter: Filter } });
     expect(params.map((p) => [p.name, p.in, p.required])).toEqual([
       ['page', 'query', false],
@@ -151,7 +155,9 @@ describe('binding with valibot', () => {
   });
 
   it('refuses an object schema as a path parameter', () => {
-    expect(() => compileBinder({ method: 'GET', pathParams: ['id'], params: { id: v.object({}) } })).toThrow(/cannot be read from one path segment/);
+    expect(() => compileBinder({ method: 'GET', pathParams: ['id'], params: { id: v.object({}) } })).toThrow(
+      /cannot be read from one path segment/,
+    );
   });
 });
 
@@ -167,7 +173,9 @@ describe('binding with arktype', () => {
         item: body(type({ name: 'string', 'price?': 'number >= 0' })),
       },
     });
-    expect(value(bind(raw({ path: { id: '7' }, query: 'verbose=false', headers: { token: 't' }, body: { item: { name: 'n', price: 2 } } })))).toEqual({
+    expect(
+      value(bind(raw({ path: { id: '7' }, query: 'verbose=false', headers: { token: 't' }, body: { item: { name: 'n', price: 2 } } }))),
+    ).toEqual({
       id: 7,
       verbose: false,
       token: 't',
@@ -189,7 +197,9 @@ describe('binding with arktype', () => {
 describe('a schema without a JSON Schema', () => {
   it('gets the raw string (no conversion) and its own issues', () => {
     const bind = compileBinder({ method: 'GET', pathParams: [], params: { n: even } });
-    expect(issues(bind(raw({ query: 'n=4' })))).toEqual([{ in: 'query', path: ['n'], message: 'Expected an even number', code: 'invalid' }]);
+    expect(issues(bind(raw({ query: 'n=4' })))).toEqual([
+      { in: 'query', path: ['n'], message: 'Expected an even number', code: 'invalid' },
+    ]);
     const inBody = compileBinder({ method: 'POST', pathParams: [], params: { n: body(even) } });
     expect(value(inBody(raw({ body: { n: 4 } })))).toEqual({ n: 4 });
   });
