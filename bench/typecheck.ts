@@ -3,9 +3,12 @@
 // Hono's `hc` over the same 1,000 routes built with `@hono/zod-validator`. Each client project calls
 // the same 20 operations; `tsc --noEmit` wall time and peak memory are measured for both in one run.
 // Replaces the "Type-check" section of RESULTS.md.
+// Then the server side (typecheck-servers.ts): a hello world and a 100-endpoint app as written, fnapi
+// beside Hono 4 + @hono/zod-validator, with `tsc --extendedDiagnostics` figures (instantiations, check
+// time, memory); it replaces the "Type-check: endpoints as written" section.
 //
 //   pnpm bench:typecheck            (from the repository root)
-//   tsx typecheck.ts --runs 3 --no-write
+//   tsx typecheck.ts --runs 3 --no-write [--servers-only]
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,11 +19,17 @@ import { parseArgs } from 'node:util';
 import { API, z } from '@fnapi/core';
 import { clientTypes } from '@fnapi/dev';
 import { replaceSection } from './report.js';
+import { app100Fnapi, app100Hono, HELLO_FNAPI, HELLO_HONO } from './typecheck-servers.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
 const { values: args } = parseArgs({
-  options: { runs: { type: 'string', default: '3' }, resources: { type: 'string', default: '200' }, 'no-write': { type: 'boolean' } },
+  options: {
+    runs: { type: 'string', default: '3' },
+    resources: { type: 'string', default: '200' },
+    'no-write': { type: 'boolean' },
+    'servers-only': { type: 'boolean' },
+  },
 });
 const RUNS = Number(args.runs);
 /** Five routes a resource: list, get, create, update, delete. */
@@ -216,16 +225,21 @@ interface Measure {
   /** User and system CPU of tsc: less sensitive than wall time to other load on the machine. */
   cpu: number;
   peakMB: number;
+  /** From `--extendedDiagnostics`, when asked for. */
+  instantiations?: number;
+  checkSeconds?: number;
+  types?: number;
 }
 
 const REPORT_USAGE = `process.on('exit', () => { require('node:fs').writeSync(2, '\\n@@usage ' + JSON.stringify(process.resourceUsage()) + '\\n'); });`;
 
-function typecheck(dir: string): Promise<Measure> {
+function typecheck(dir: string, diagnostics = false): Promise<Measure> {
   const preload = join(work, 'usage.cjs');
   writeFileSync(preload, REPORT_USAGE);
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', preload, tsc, '-p', join(dir, 'tsconfig.json')], {
+    const flags = diagnostics ? ['--extendedDiagnostics'] : [];
+    const child = spawn(process.execPath, ['-r', preload, tsc, '-p', join(dir, 'tsconfig.json'), ...flags], {
       cwd: dir,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -238,7 +252,18 @@ function typecheck(dir: string): Promise<Measure> {
       const usage = /@@usage (.+)/.exec(out);
       if (code !== 0 || !usage) return reject(new Error(`tsc failed in ${dir} (exit ${code}):\n${out.slice(0, 4000)}`));
       const used = JSON.parse(usage[1]!) as NodeJS.ResourceUsage;
-      resolve({ seconds, cpu: (used.userCPUTime + used.systemCPUTime) / 1e6, peakMB: used.maxRSS / 1024 });
+      const figure = (name: string) => {
+        const match = new RegExp(`^${name}:\\s+([\\d.]+)`, 'm').exec(out);
+        return match ? Number(match[1]) : undefined;
+      };
+      resolve({
+        seconds,
+        cpu: (used.userCPUTime + used.systemCPUTime) / 1e6,
+        peakMB: used.maxRSS / 1024,
+        instantiations: figure('Instantiations'),
+        checkSeconds: figure('Check time'),
+        types: figure('Types'),
+      });
     });
   });
 }
@@ -246,56 +271,124 @@ function typecheck(dir: string): Promise<Measure> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 mkdirSync(work, { recursive: true });
-console.log(`Generating two client projects over ${ENDPOINTS} endpoints, 20 operations called…`);
-const dirs = { ...(await fnapiProjects()), hono: honoProject() };
-type Name = keyof typeof dirs;
-const names: Name[] = ['fnapi', 'fnapiTs', 'hono'];
-const results = { fnapi: [], fnapiTs: [], hono: [] } as Record<Name, Measure[]>;
-// Alternated, so that a change in the machine's load falls on all.
-for (let run = 0; run < RUNS; run++) {
-  for (const name of names) {
-    const measure = await typecheck(dirs[name]);
-    results[name].push(measure);
-    console.log(
-      `  run ${run + 1}/${RUNS}  ${name.padEnd(7)}  ${measure.seconds.toFixed(2)} s wall  ${measure.cpu.toFixed(2)} s CPU  ${measure.peakMB.toFixed(0)} MB`,
-    );
-  }
-}
-const summary = (name: Name): Measure => ({
-  seconds: median(results[name].map((m) => m.seconds)),
-  cpu: median(results[name].map((m) => m.cpu)),
-  peakMB: median(results[name].map((m) => m.peakMB)),
-});
-const fnapi = summary('fnapi');
-const fnapiTs = summary('fnapiTs');
-const hono = summary('hono');
-const ratio = fnapi.seconds / hono.seconds;
-const goal = ratio <= 0.5 && fnapi.seconds < 5;
 const tsVersion = require('typescript/package.json').version;
-const row = (label: string, m: Measure) => `| ${label} | ${m.seconds.toFixed(2)} s | ${m.cpu.toFixed(2)} s | ${m.peakMB.toFixed(0)} MB |`;
+if (!args['servers-only']) await clientBench();
+await serverBench();
 
-const section = [
-  '## Type-check: a typed client of a 1,000-endpoint app',
-  '',
-  `Generated by \`pnpm bench:typecheck\` (bench/typecheck.ts) on ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}: ` +
-    `\`tsc --noEmit\` (TypeScript ${tsVersion}, strict) of a client project calling 20 operations of a ${ENDPOINTS}-endpoint app, ` +
-    `median of ${RUNS} alternated runs; peak memory is the tsc process's maximum resident set size.`,
-  '',
-  '| client | tsc wall time | tsc CPU time | peak memory |',
-  '|---|---:|---:|---:|',
-  row('fnapi: `fnapi client -o api.d.ts` (openapi-typescript) + openapi-fetch', fnapi),
-  row('fnapi, the same types as `api.ts` (checked in full)', fnapiTs),
-  row('Hono: `hc<AppType>` over `@hono/zod-validator` routes', hono),
-  '',
-  `fnapi / Hono: wall time **${ratio.toFixed(2)}**, CPU time ${(fnapi.cpu / hono.cpu).toFixed(2)}, memory ${(fnapi.peakMB / hono.peakMB).toFixed(2)}. ` +
-    `Goal (at most half of Hono's time and under 5 s): **${goal ? 'met' : 'not met'}**` +
-    (goal ? '.' : ` (CPU time ${fnapi.cpu.toFixed(2)} s; wall time on this shared machine includes waiting for a core).`),
-  `Load average at the end of the run: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores (wall time grows with it; CPU time much less).`,
-  '',
-  'Both projects use `strict` and `skipLibCheck` (the usual setting): the generated `api.d.ts` is read, not checked',
-  "line by line, as with any library's declarations; the `api.ts` row checks it in full. Hono's project checks its",
-  'server module, whose route chain (one chained sub-app per resource, mounted with `.route()`) is what `hc` infers from.',
-].join('\n');
-console.log(`\n${section}`);
-if (!args['no-write']) replaceSection(join(here, 'RESULTS.md'), '## Type-check', section);
+async function clientBench(): Promise<void> {
+  console.log(`Generating two client projects over ${ENDPOINTS} endpoints, 20 operations called…`);
+  const dirs = { ...(await fnapiProjects()), hono: honoProject() };
+  type Name = keyof typeof dirs;
+  const names: Name[] = ['fnapi', 'fnapiTs', 'hono'];
+  const results = { fnapi: [], fnapiTs: [], hono: [] } as Record<Name, Measure[]>;
+  // Alternated, so that a change in the machine's load falls on all.
+  for (let run = 0; run < RUNS; run++) {
+    for (const name of names) {
+      const measure = await typecheck(dirs[name]);
+      results[name].push(measure);
+      console.log(
+        `  run ${run + 1}/${RUNS}  ${name.padEnd(7)}  ${measure.seconds.toFixed(2)} s wall  ${measure.cpu.toFixed(2)} s CPU  ${measure.peakMB.toFixed(0)} MB`,
+      );
+    }
+  }
+  const summary = (name: Name): Measure => ({
+    seconds: median(results[name].map((m) => m.seconds)),
+    cpu: median(results[name].map((m) => m.cpu)),
+    peakMB: median(results[name].map((m) => m.peakMB)),
+  });
+  const fnapi = summary('fnapi');
+  const fnapiTs = summary('fnapiTs');
+  const hono = summary('hono');
+  const ratio = fnapi.seconds / hono.seconds;
+  const goal = ratio <= 0.5 && fnapi.seconds < 5;
+  const row = (label: string, m: Measure) => `| ${label} | ${m.seconds.toFixed(2)} s | ${m.cpu.toFixed(2)} s | ${m.peakMB.toFixed(0)} MB |`;
+
+  const section = [
+    '## Type-check: a typed client of a 1,000-endpoint app',
+    '',
+    `Generated by \`pnpm bench:typecheck\` (bench/typecheck.ts) on ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}: ` +
+      `\`tsc --noEmit\` (TypeScript ${tsVersion}, strict) of a client project calling 20 operations of a ${ENDPOINTS}-endpoint app, ` +
+      `median of ${RUNS} alternated runs; peak memory is the tsc process's maximum resident set size.`,
+    '',
+    '| client | tsc wall time | tsc CPU time | peak memory |',
+    '|---|---:|---:|---:|',
+    row('fnapi: `fnapi client -o api.d.ts` (openapi-typescript) + openapi-fetch', fnapi),
+    row('fnapi, the same types as `api.ts` (checked in full)', fnapiTs),
+    row('Hono: `hc<AppType>` over `@hono/zod-validator` routes', hono),
+    '',
+    `fnapi / Hono: wall time **${ratio.toFixed(2)}**, CPU time ${(fnapi.cpu / hono.cpu).toFixed(2)}, memory ${(fnapi.peakMB / hono.peakMB).toFixed(2)}. ` +
+      `Goal (at most half of Hono's time and under 5 s): **${goal ? 'met' : 'not met'}**` +
+      (goal ? '.' : ` (CPU time ${fnapi.cpu.toFixed(2)} s; wall time on this shared machine includes waiting for a core).`),
+    `Load average at the end of the run: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores (wall time grows with it; CPU time much less).`,
+    '',
+    'Both projects use `strict` and `skipLibCheck` (the usual setting): the generated `api.d.ts` is read, not checked',
+    "line by line, as with any library's declarations; the `api.ts` row checks it in full. Hono's project checks its",
+    'server module, whose route chain (one chained sub-app per resource, mounted with `.route()`) is what `hc` infers from.',
+  ].join('\n');
+  console.log(`\n${section}`);
+  if (!args['no-write']) replaceSection(join(here, 'RESULTS.md'), '## Type-check', section);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server side: a hello world and a 100-endpoint app as written, with --extendedDiagnostics.
+
+async function serverBench(): Promise<void> {
+  const projects = {
+    helloFnapi: project('hello-fnapi', { 'app.ts': HELLO_FNAPI }),
+    helloHono: project('hello-hono', { 'app.ts': HELLO_HONO }),
+    app100Fnapi: project('app100-fnapi', { 'app.ts': app100Fnapi() }),
+    app100Hono: project('app100-hono', { 'app.ts': app100Hono() }),
+  };
+  type Server = keyof typeof projects;
+  const order: Server[] = ['helloFnapi', 'helloHono', 'app100Fnapi', 'app100Hono'];
+  const measured = { helloFnapi: [], helloHono: [], app100Fnapi: [], app100Hono: [] } as Record<Server, Measure[]>;
+  console.log('\nType-checking the endpoints as written (hello world, 100 endpoints), fnapi beside Hono…');
+  for (let run = 0; run < RUNS; run++) {
+    for (const name of order) {
+      const m = await typecheck(projects[name], true);
+      measured[name].push(m);
+      console.log(
+        `  run ${run + 1}/${RUNS}  ${name.padEnd(11)}  ${m.instantiations} instantiations  check ${m.checkSeconds?.toFixed(2)} s  ` +
+          `${m.cpu.toFixed(2)} s CPU  ${m.peakMB.toFixed(0)} MB`,
+      );
+    }
+  }
+  const of = (name: Server) => ({
+    instantiations: measured[name][0]!.instantiations ?? 0,
+    types: measured[name][0]!.types ?? 0,
+    check: median(measured[name].map((m) => m.checkSeconds ?? 0)),
+    cpu: median(measured[name].map((m) => m.cpu)),
+    peakMB: median(measured[name].map((m) => m.peakMB)),
+  });
+  const line = (label: string, name: Server) => {
+    const m = of(name);
+    return `| ${label} | ${m.instantiations.toLocaleString('en-US')} | ${m.types.toLocaleString('en-US')} | ${m.check.toFixed(2)} s | ${m.cpu.toFixed(2)} s | ${m.peakMB.toFixed(0)} MB |`;
+  };
+  const hello = { fnapi: of('helloFnapi'), hono: of('helloHono') };
+  const app100 = { fnapi: of('app100Fnapi'), hono: of('app100Hono') };
+  const helloGoal = hello.fnapi.instantiations <= 10_000 && hello.fnapi.check <= 2 * hello.hono.check;
+  const appGoal = app100.fnapi.check <= app100.hono.check;
+  const section = [
+    '## Type-check: endpoints as written',
+    '',
+    `Generated by \`pnpm bench:typecheck\` (bench/typecheck.ts, projects from bench/typecheck-servers.ts) on ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}: ` +
+      `\`tsc --noEmit --extendedDiagnostics\` (TypeScript ${tsVersion}, strict, skipLibCheck), median of ${RUNS} alternated runs ` +
+      '(instantiation and type counts do not vary between runs).',
+    '',
+    '| project | instantiations | types | check time | tsc CPU time | peak memory |',
+    '|---|---:|---:|---:|---:|---:|',
+    line("fnapi hello world: `app.get('/hello/{name}', { params, response }, handler)`", 'helloFnapi'),
+    line('Hono 4 + `@hono/zod-validator`, the same endpoint', 'helloHono'),
+    line('fnapi, 100 endpoints (20 routers; zod params of every source, response models, `jwtRequired`)', 'app100Fnapi'),
+    line('Hono, the same 100 endpoints (`.route()` sub-apps, `zValidator` per source, `jwt()`)', 'app100Hono'),
+    '',
+    `Hello world: fnapi ÷ Hono check time **${(hello.fnapi.check / hello.hono.check).toFixed(2)}**, ` +
+      `${hello.fnapi.instantiations.toLocaleString('en-US')} instantiations. Goal (≤ 10,000 instantiations and ≤ 2× Hono's check time): **${helloGoal ? 'met' : 'not met'}**.`,
+    `100 endpoints: fnapi ÷ Hono check time **${(app100.fnapi.check / app100.hono.check).toFixed(2)}**, instantiations ` +
+      `${(app100.fnapi.instantiations / app100.hono.instantiations).toFixed(2)}. Goal (no slower than Hono): **${appGoal ? 'met' : 'not met'}**.`,
+    `Load average at the end of the run: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores (check time is wall time inside tsc; it grows with load, instantiations do not).`,
+  ].join('\n');
+  console.log(`\n${section}`);
+  if (!args['no-write']) replaceSection(join(here, 'RESULTS.md'), '## Type-check: endpoints as written', section);
+}
 process.exitCode = 0;

@@ -21,6 +21,7 @@ import { chooseOperationId } from './operation-ids.js';
 import { SchemeNames } from './scheme-names.js';
 import type { Runtime, RuntimeLimits } from './runtime-contract.js';
 import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT } from './uploads/limits.js';
+import { undocumentedSchemas } from './schema-warnings.js';
 import { ServingState } from './serving-state.js';
 
 export type { ValidationErrorFormat };
@@ -123,6 +124,8 @@ export class API extends RouteGroup implements Runtime {
   private shapes = new RouteTable<true>();
   private runtime: AppRuntime | undefined;
   private document: Record<string, unknown> | undefined;
+  /** Endpoints whose schemas were checked for a JSON Schema (see `warnUndocumented`). */
+  private readonly schemasChecked = new WeakSet<object>();
   private readonly errorPolicy: ErrorPolicy;
   private readonly edge: EdgeSettings;
   private readonly startupCallbacks: Lifecycle[] = [];
@@ -291,6 +294,7 @@ export class API extends RouteGroup implements Runtime {
   }
 
   private compiled(): AppRuntime {
+    if (this.runtime === undefined) this.warnUndocumented();
     return (this.runtime ??= compile({
       endpoints: this.registry.values(),
       builtins: docsBuiltins(this.documentSettings(), () => this.openapi()),
@@ -301,6 +305,22 @@ export class API extends RouteGroup implements Runtime {
       edge: this.edge,
       limits: this.limits,
     }));
+  }
+
+  /** Names, in one warning, the schemas (of endpoints not yet checked) that the document can only show as `{}`. */
+  private warnUndocumented(): void {
+    const found: string[] = [];
+    for (const endpoint of this.registry.values()) {
+      if (this.schemasChecked.has(endpoint)) continue;
+      this.schemasChecked.add(endpoint);
+      found.push(...undocumentedSchemas(endpoint));
+    }
+    if (found.length > 0) {
+      this.logger.warn(
+        { schemas: found },
+        `OpenAPI: ${found.length === 1 ? 'a schema offers' : `${found.length} schemas offer`} no JSON Schema (no ~standard.jsonSchema) and ${found.length === 1 ? 'is' : 'are'} documented as {}: ${found.join('; ')}`,
+      );
+    }
   }
 
   private documentSettings(): DocumentSettings {

@@ -1,4 +1,4 @@
-import type { InferInput, ParamsShape, z } from '@fnapi/validation';
+import type { InferInput, ParamsShape, Schema, SchemaInput, z } from '@fnapi/validation';
 import type { SecurityRequirement } from '@fnapi/openapi';
 import { endpointMiddleware } from './endpoint-middleware.js';
 import type { Middleware } from './pipeline.js';
@@ -8,11 +8,11 @@ import type { EventItem, StreamResult } from './streams.js';
 
 export type HTTPMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | (string & {});
 
-/** Options of `api()`, `app.api()` and `router.api()`. Only `route` is required. */
-export interface EndpointOptions<R extends string = string, P extends ParamsShape = ParamsShape, S extends z.ZodType = z.ZodType> {
-  route: R;
-  /** HTTP method; default `GET`. */
-  method?: HTTPMethod;
+/**
+ * Options of the shorthands (`app.get(route, options, handler)`): everything but `route` and `method`.
+ * A schema is any Standard Schema v1: zod, valibot, arktype, …
+ */
+export interface RouteOptions<P extends ParamsShape = ParamsShape, S extends Schema = Schema> {
   /** The handler's parameters by name (see the binding rules). */
   params?: P;
   /** Response model: documents the response, filters the returned value through it and types it. */
@@ -42,11 +42,19 @@ export interface EndpointOptions<R extends string = string, P extends ParamsShap
    */
   responses?: Record<number, DeclaredResponse>;
   /** The handler yields these, sent as server-sent events (`text/event-stream`). */
-  events?: z.ZodType;
+  events?: Schema;
   /** The handler yields these, sent as JSON Lines (`application/jsonl`). */
-  lines?: z.ZodType;
+  lines?: Schema;
   /** Seconds without an event before an event stream sends `: ping`; default 15, 0 turns it off. */
   ping?: number;
+}
+
+/** Options of `api()`, `app.api()` and `router.api()`. Only `route` is required. */
+export interface EndpointOptions<R extends string = string, P extends ParamsShape = ParamsShape, S extends Schema = Schema>
+  extends RouteOptions<P, S> {
+  route: R;
+  /** HTTP method; default `GET`. */
+  method?: HTTPMethod;
 }
 
 /** One declared answer: its description, or the description with a body schema and headers. */
@@ -55,16 +63,10 @@ export type DeclaredResponse =
   | {
       description: string;
       /** The body's schema (sent as JSON); default the problem body of that status. */
-      schema?: z.ZodType;
+      schema?: Schema;
       /** Response headers: a description, or a description, a schema and whether it is always sent. */
       headers?: Record<string, string | { description?: string; schema?: z.ZodType; required?: boolean }>;
     };
-
-/** Shorthand options (`app.get(route, options, handler)`): everything but route and method. */
-export type RouteOptions<P extends ParamsShape = ParamsShape, S extends z.ZodType = z.ZodType> = Omit<
-  EndpointOptions<string, P, S>,
-  'route' | 'method'
->;
 
 export type Handler<I = any, O = unknown> = (input: I, request: Request) => O;
 
@@ -72,9 +74,8 @@ export type Handler<I = any, O = unknown> = (input: I, request: Request) => O;
  * What a handler may return under the `response` model `S`: what the model accepts (alone or as a
  * tuple's body) or a `Response`, sync or async. Without a model, anything.
  */
-// No conditional type: without a model `z.input<z.ZodType>` is `unknown`, which absorbs the union,
-// and a deferred conditional would keep a returned `[body, status]` from being read as a tuple.
-export type HandlerResult<S extends z.ZodType> = ReturnedBody<z.input<S>> | Promise<ReturnedBody<z.input<S>>>;
+// The model's input type (what it parses: `StandardSchemaV1.InferInput`), for zod and any other library.
+export type HandlerResult<S> = ReturnedBody<SchemaInput<S>> | Promise<ReturnedBody<SchemaInput<S>>>;
 // A row with keys the model lacks passes (they are dropped at run time); only a fresh object literal
 // with unknown keys is refused, as in any assignment.
 type ReturnedBody<T> = T | readonly [T, number] | Response | globalThis.Response;
@@ -83,13 +84,16 @@ type ReturnedBody<T> = T | readonly [T, number] | Response | globalThis.Response
 export type StreamHandler<I, T> = (input: I, request: Request) => StreamResult<T>;
 
 /** The handler an endpoint's options call for: with `events`/`lines`, one whose items are checked. */
-export type HandlerFor<O, I> = O extends { events: infer S extends z.ZodType }
+export type HandlerFor<O, I> = O extends { events: infer S }
   ? StreamHandler<I, EventItem<S>>
-  : O extends { lines: infer S extends z.ZodType }
-    ? StreamHandler<I, z.input<S>>
-    : O extends { response: infer S extends z.ZodType }
+  : O extends { lines: infer S }
+    ? StreamHandler<I, SchemaInput<S>>
+    : O extends { response: infer S }
       ? Handler<I, HandlerResult<S>>
       : Handler<I>;
+
+/** The `params` of an endpoint's options (none: `{}`). */
+export type ParamsOf<O> = O extends { params: infer P } ? P : {};
 
 /**
  * Runs before the request's body is read and its parameters bound (the auth functions are guards):
@@ -177,7 +181,7 @@ export function decoratedEndpoints(instance: unknown): EndpointDefinition[] | un
   return (instance as { [DECORATED]?: EndpointDefinition[] })[DECORATED];
 }
 
-export interface EndpointFactory<R extends string, P extends ParamsShape, S extends z.ZodType = z.ZodType> {
+export interface EndpointFactory<R extends string, P extends ParamsShape, S extends Schema = Schema> {
   // The decorator signature comes first and accepts any method and context: TypeScript resolves
   // overloads by subtype first, where a method with typed parameters is no subtype of one taking
   // `any`, so the definition signature below would claim the decorator and its return type fail.
@@ -204,7 +208,7 @@ export function assertStandardDecorator(context: unknown, name: string): asserts
  * `api(options)` works two ways: called on a function it returns an endpoint definition; used as a
  * standard method decorator it registers the method, with `this` bound, for `app.include(instance)`.
  */
-export function api<const R extends string, P extends ParamsShape = {}, S extends z.ZodType = z.ZodType>(
+export function api<const R extends string, P extends ParamsShape = {}, S extends Schema = Schema>(
   options: EndpointOptions<R, P, S>,
 ): EndpointFactory<R, P, S> {
   return ((target: Handler, context?: ClassMethodDecoratorContext) => {

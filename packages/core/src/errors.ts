@@ -108,7 +108,7 @@ export function statusOf(error: unknown): number {
 export class ResponseValidationError extends Error {
   constructor(
     readonly endpoint: string,
-    readonly issues: readonly import('@fnapi/validation').z.core.$ZodIssue[],
+    readonly issues: readonly import('@fnapi/validation').ParseIssue[],
     what: 'returned a value' | 'yielded an item' = 'returned a value',
   ) {
     super(

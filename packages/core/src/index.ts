@@ -113,5 +113,11 @@ export {
   type ParamsShape,
   type UploadedFile,
   type FileOptions,
+  isStandardSchema,
+  validate,
+  type Schema,
+  type SchemaIssue,
+  type ValidateResult,
+  type StandardSchemaV1,
 } from '@fnapi/validation';
 export type { SecurityRequirement } from '@fnapi/openapi';

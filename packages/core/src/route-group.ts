@@ -1,4 +1,4 @@
-import type { InferInput, ParamsShape } from '@fnapi/validation';
+import type { InferInput } from '@fnapi/validation';
 import {
   decoratedEndpoints,
   defineEndpoint,
@@ -7,6 +7,7 @@ import {
   type Handler,
   isEndpointDefinition,
   type HandlerFor,
+  type ParamsOf,
   type RouteOptions,
 } from './endpoint.js';
 import { assertMiddleware, type Middleware } from './pipeline.js';
@@ -53,60 +54,43 @@ export abstract class RouteGroup {
   }
 
   /** Registers an endpoint; returns `this` for chaining. */
-  api<const R extends string, P extends ParamsShape = {}, O extends EndpointOptions<R, P> = EndpointOptions<R, P>>(
-    options: O & EndpointOptions<R, P>,
-    handler: HandlerFor<O, InferInput<R, P>>,
+  // One type parameter for the options (checked once against their interface) and one for the route
+  // literal; the input is read from the options' own `params` through each schema's Standard Schema
+  // types, so no schema is ever compared structurally with a library's classes.
+  api<const R extends string, O extends EndpointOptions>(
+    options: O & { route: R },
+    handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>,
   ): this;
   api(options: EndpointOptions, handler: Handler): this {
     return this.include(defineEndpoint(options, handler));
   }
 
-  get<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  get<const R extends string, P extends ParamsShape = {}, O extends RouteOptions<P> = RouteOptions<P>>(
-    route: R,
-    options: O & RouteOptions<P>,
-    handler: HandlerFor<O, InferInput<R, P>>,
-  ): this;
+  get<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
+  get<const R extends string, O extends RouteOptions>(route: R, options: O, handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>): this;
   get(...args: unknown[]): this {
     return this.shorthand('GET', args);
   }
 
-  post<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  post<const R extends string, P extends ParamsShape = {}, O extends RouteOptions<P> = RouteOptions<P>>(
-    route: R,
-    options: O & RouteOptions<P>,
-    handler: HandlerFor<O, InferInput<R, P>>,
-  ): this;
+  post<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
+  post<const R extends string, O extends RouteOptions>(route: R, options: O, handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>): this;
   post(...args: unknown[]): this {
     return this.shorthand('POST', args);
   }
 
-  put<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  put<const R extends string, P extends ParamsShape = {}, O extends RouteOptions<P> = RouteOptions<P>>(
-    route: R,
-    options: O & RouteOptions<P>,
-    handler: HandlerFor<O, InferInput<R, P>>,
-  ): this;
+  put<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
+  put<const R extends string, O extends RouteOptions>(route: R, options: O, handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>): this;
   put(...args: unknown[]): this {
     return this.shorthand('PUT', args);
   }
 
-  patch<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  patch<const R extends string, P extends ParamsShape = {}, O extends RouteOptions<P> = RouteOptions<P>>(
-    route: R,
-    options: O & RouteOptions<P>,
-    handler: HandlerFor<O, InferInput<R, P>>,
-  ): this;
+  patch<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
+  patch<const R extends string, O extends RouteOptions>(route: R, options: O, handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>): this;
   patch(...args: unknown[]): this {
     return this.shorthand('PATCH', args);
   }
 
-  delete<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  delete<const R extends string, P extends ParamsShape = {}, O extends RouteOptions<P> = RouteOptions<P>>(
-    route: R,
-    options: O & RouteOptions<P>,
-    handler: HandlerFor<O, InferInput<R, P>>,
-  ): this;
+  delete<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
+  delete<const R extends string, O extends RouteOptions>(route: R, options: O, handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>): this;
   delete(...args: unknown[]): this {
     return this.shorthand('DELETE', args);
   }

@@ -1,5 +1,5 @@
 import type { OperationResponse } from '@fnapi/openapi';
-import { describeParams, problemSchemaFor, ValidationProblemSchema, type z } from '@fnapi/validation';
+import { describeParams, problemSchemaFor, type Schema, ValidationProblemSchema, type z } from '@fnapi/validation';
 import type { RegisteredEndpoint } from './compile.js';
 import { type DeclaredResponse, handlerMetadata } from './endpoint.js';
 import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from './http.js';
@@ -72,7 +72,7 @@ export function operationResponses(endpoint: RegisteredEndpoint, context: Status
   // The declared ones first: the author's words and schemas win over the framework's.
   for (const [status, value] of Object.entries(options.responses ?? {})) add(declared(Number(status), value));
 
-  const success = (status: number, schema: z.ZodType | undefined) =>
+  const success = (status: number, schema: Schema | undefined) =>
     add({
       status,
       description: reasonPhrase(status),

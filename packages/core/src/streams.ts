@@ -1,4 +1,4 @@
-import { compiledParser, type z } from '@fnapi/validation';
+import { compiledParser, type Schema, type SchemaInput } from '@fnapi/validation';
 import { HTTPError, ResponseValidationError, ServiceUnavailableError } from './errors.js';
 import { isPromiseLike } from './pipeline.js';
 import type { Request } from './request.js';
@@ -45,7 +45,7 @@ function isSSEEvent(value: unknown): value is SSEEvent {
 }
 
 /** What an `events` endpoint may yield: its schema's input, plain or wrapped in `sseEvent`. */
-export type EventItem<S extends z.ZodType> = z.input<S> | SSEEvent<z.input<S>>;
+export type EventItem<S> = SchemaInput<S> | SSEEvent<SchemaInput<S>>;
 
 /** What a streaming handler may return: an (async) iterable of items, or a response sent as given. */
 export type StreamResult<T> =
@@ -57,7 +57,7 @@ export type StreamResult<T> =
 
 export interface StreamSpec {
   kind: 'events' | 'lines';
-  schema: z.ZodType;
+  schema: Schema;
   /** Seconds; events only. */
   ping: number;
   label: string;
@@ -74,7 +74,7 @@ const PING = ': ping\n\n';
  * other endpoints): a returned `Response` is sent as given, anything else streamed item by item.
  */
 export function compileStreamResult(
-  options: { events?: z.ZodType; lines?: z.ZodType; ping?: number; statusCode?: number },
+  options: { events?: Schema; lines?: Schema; ping?: number; statusCode?: number },
   label: string,
 ): ((result: unknown, request: Request) => Promise<Response>) | undefined {
   checkStreamOptions(options, label);
@@ -112,7 +112,7 @@ export function checkStreamOptions(
 }
 
 /** How the document describes a streaming endpoint's body: its media type and item schema. */
-export function streamOf(options: { events?: z.ZodType; lines?: z.ZodType }): { mediaType: string; item: z.ZodType } | undefined {
+export function streamOf(options: { events?: Schema; lines?: Schema }): { mediaType: string; item: Schema } | undefined {
   if (options.events !== undefined) return { mediaType: EVENT_STREAM_TYPE, item: options.events };
   if (options.lines !== undefined) return { mediaType: JSON_LINES_TYPE, item: options.lines };
   return undefined;

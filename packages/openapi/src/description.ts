@@ -1,4 +1,4 @@
-import type { BinderPlan, z } from '@fnapi/validation';
+import type { BinderPlan, Schema, z } from '@fnapi/validation';
 
 // What a document is built from: the operations, the API's info, and the server's HTTP facts.
 
@@ -32,7 +32,7 @@ export interface OperationDescription {
   /** What the binder is compiled from; `describeParams(plan)` gives the parameters and the body. */
   plan: BinderPlan;
   /** Success response model. */
-  response?: z.ZodType;
+  response?: Schema;
   /** Success status; 204 (and 205, 304, 1xx) is documented without content. */
   statusCode: number;
   /** Schemes required to call the operation; all of them apply together. */
@@ -51,7 +51,7 @@ export interface OperationDescription {
    * A streamed success body (server-sent events, JSON Lines): its media type and the schema of each
    * item, documented as `itemSchema` (3.2) or `x-itemSchema` beside a string `schema` (3.1).
    */
-  stream?: { mediaType: string; item: z.ZodType };
+  stream?: { mediaType: string; item: Schema };
 }
 
 /** One documented answer of an operation: status, description, body and headers. */
@@ -62,7 +62,7 @@ export interface OperationResponse {
   content?: {
     mediaType: string;
     /** Absent: a body of unknown shape. */
-    schema?: z.ZodType;
+    schema?: Schema;
     /** Component name for a schema without an id of its own (`.meta({ id })` wins). */
     component?: string;
   };

@@ -1,7 +1,16 @@
 import { createRequire } from 'node:module';
 import type * as ZodToOpenAPI from '@asteasolutions/zod-to-openapi';
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { describeParams, z, type BodyDescriptor, type ParamDescriptor } from '@fnapi/validation';
+import {
+  type BodyDescriptor,
+  describeParams,
+  isOptionalSchema as acceptsMissing,
+  isZodSchema,
+  type ParamDescriptor,
+  type Schema,
+  standardJsonSchema,
+  z,
+} from '@fnapi/validation';
 import type { BuildOptions, DocumentInfo, OperationDescription } from './description.js';
 import { fixParameters, templateParams, tidy } from './document-shape.js';
 import { outputSchemas, renderResponses } from './responses.js';
@@ -29,6 +38,20 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'pat
 
 type AnySchema = z.ZodType;
 
+/** Holders standing in for other libraries' schemas where zod-to-openapi needs a zod schema. */
+const holders = { input: new WeakMap<Schema, z.ZodType>(), output: new WeakMap<Schema, z.ZodType>() };
+
+/**
+ * A non-zod schema's JSON Schema for the document: its Standard JSON Schema (valibot through its
+ * converter), or `{}` when it offers none. One that refers to its own `$defs` (a recursive type) is
+ * documented open, as a recursive zod schema is.
+ */
+function standardDocument(schema: Schema, io: 'input' | 'output'): SchemaObject {
+  const json = standardJsonSchema(schema, io);
+  if (json === undefined || '$defs' in json || 'definitions' in json) return {};
+  return json;
+}
+
 /**
  * Builds one document. With `safe` set, every schema is first converted alone and one that
  * zod-to-openapi cannot express (`z.custom`, `z.instanceof`, …) is replaced by zod's own JSON
@@ -44,7 +67,7 @@ class DocumentBuilder {
   private readonly tags: string[] = [];
   private readonly safeCache = new Map<AnySchema, AnySchema | SchemaObject>();
   /** Schemas the document answers with (success and error bodies). */
-  private readonly outputs = new Set<AnySchema>();
+  private readonly outputs = new Set<Schema>();
   /** The request-body copy of each named model that is also an output. */
   private readonly inputCopies = new Map<AnySchema, AnySchema>();
   private readonly itemStreams: ItemStream[] = [];
@@ -74,17 +97,19 @@ class DocumentBuilder {
     for (const { op } of described) {
       for (const schema of outputSchemas(op)) this.outputs.add(schema);
       for (const answer of op.responses ?? []) {
-        if (answer.content?.schema && answer.content.component) this.nameSchema(answer.content.schema, answer.content.component);
+        const schema = answer.content?.schema;
+        if (schema && answer.content?.component && isZodSchema(schema)) this.nameSchema(schema as AnySchema, answer.content.component);
       }
     }
     // An input model never shares a component with an output: a named model that is also answered
     // is documented as a request body under `<id>Input`.
     for (const { body } of described) {
-      if (body.kind !== 'whole' || !this.outputs.has(body.schema)) continue;
-      const id = generator().getRefId(body.schema);
-      if (id === undefined || this.inputCopies.has(body.schema)) continue;
-      const copy = body.schema.clone();
-      this.inputCopies.set(body.schema, copy);
+      if (body.kind !== 'whole' || !this.outputs.has(body.schema) || !isZodSchema(body.schema)) continue;
+      const model = body.schema as AnySchema;
+      const id = generator().getRefId(model);
+      if (id === undefined || this.inputCopies.has(model)) continue;
+      const copy = model.clone();
+      this.inputCopies.set(model, copy);
       this.nameSchema(copy, `${id}Input`);
     }
     // Security schemes named by the app keep their names; defaults are numbered around them.
@@ -161,8 +186,31 @@ class DocumentBuilder {
     return [...described.map((tag) => ({ ...tag })), ...this.tags.filter((name) => !names.has(name)).map((name) => ({ name }))];
   }
 
-  private schemaFor(schema: AnySchema, op?: OperationDescription, parameter?: string): AnySchema | SchemaObject {
-    return this.safe ? this.ensureConvertible(schema, op, parameter) : schema;
+  private schemaFor(
+    schema: Schema,
+    op?: OperationDescription,
+    parameter?: string,
+    io: 'input' | 'output' = 'output',
+  ): AnySchema | SchemaObject {
+    if (!isZodSchema(schema)) return standardDocument(schema, io);
+    return this.safe ? this.ensureConvertible(schema as AnySchema, op, parameter) : (schema as AnySchema);
+  }
+
+  /**
+   * A zod stand-in for another library's schema, where zod-to-openapi needs one (a parameter, a field
+   * of a by-name body): it renders as that schema's JSON Schema, and is optional when the schema is.
+   */
+  private holder(schema: Schema, io: 'input' | 'output'): AnySchema {
+    let holder = holders[io].get(schema);
+    if (holder === undefined) {
+      // `unknown` renders as `{}` by itself; the refinement keeps a required field required.
+      const inner = z.unknown().refine((value) => value !== undefined);
+      const json = standardDocument(schema, io);
+      if (Object.keys(json).length > 0) generator().zodToOpenAPIRegistry.add(inner, json as never);
+      holder = acceptsMissing(schema) ? inner.optional() : inner;
+      holders[io].set(schema, holder);
+    }
+    return holder;
   }
 
   /**
@@ -198,7 +246,8 @@ class DocumentBuilder {
   }
 
   /** A parameter's schema must stay a zod schema for zod-to-openapi: wrap a fallback in `z.unknown()`. */
-  private paramSchema(schema: AnySchema, op?: OperationDescription, parameter?: string): AnySchema {
+  private paramSchema(schema: Schema, op?: OperationDescription, parameter?: string): AnySchema {
+    if (!isZodSchema(schema)) return this.holder(schema, 'input');
     const converted = this.schemaFor(schema, op, parameter);
     if (converted instanceof z.ZodType) return converted;
     const holder = z.unknown();
@@ -227,14 +276,32 @@ class DocumentBuilder {
     if (headerObj) request.headers = headerObj;
     if (cookieObj) request.cookies = cookieObj;
     if (body.kind !== 'none') {
+      const fields = body.kind === 'fields' ? Object.values(body.fields) : [];
       const required =
         body.kind === 'whole'
-          ? !isOptionalSchema(body.schema)
-          : Object.values(body.schema.shape).some((field) => !isOptionalSchema(field as AnySchema));
+          ? isZodSchema(body.schema)
+            ? !isOptionalSchema(body.schema as AnySchema)
+            : !acceptsMissing(body.schema)
+          : fields.some((field) => (isZodSchema(field) ? !isOptionalSchema(field as AnySchema) : !acceptsMissing(field)));
+      // By-name fields of other libraries sit in the body object as stand-ins.
+      const bodySchema: Schema =
+        body.kind === 'fields'
+          ? fields.every(isZodSchema)
+            ? body.schema
+            : z.object(
+                Object.fromEntries(
+                  Object.entries(body.fields).map(([name, field]) => [
+                    name,
+                    isZodSchema(field) ? (field as AnySchema) : this.holder(field, 'input'),
+                  ]),
+                ),
+              )
+          : body.schema;
       const schema = this.schemaFor(
-        this.inputCopies.get(body.schema) ?? body.schema,
+        this.inputCopies.get(bodySchema as AnySchema) ?? bodySchema,
         op,
         `body${body.kind === 'whole' ? ` ${body.name}` : ''}`,
+        'input',
       ) as never;
       // Forms and uploads name their own media types; everything else reads JSON.
       const mediaTypes = body.mediaTypes ?? [this.options.http.jsonMediaType];

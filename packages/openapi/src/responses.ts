@@ -1,12 +1,12 @@
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import { z } from '@fnapi/validation';
+import { type Schema, z } from '@fnapi/validation';
 import type { HttpFacts, OperationDescription, OperationResponse } from './description.js';
 import { sortByStatus } from './document-shape.js';
 import type { SchemaObject } from './schema-fallback.js';
 
 /** How the builder turns a body or header schema into one the generator takes (safe mode may open it up). */
 export interface SchemaConverters {
-  body(schema: z.ZodType, parameter: string): z.ZodType | SchemaObject;
+  body(schema: Schema, parameter: string): z.ZodType | SchemaObject;
   header(schema: z.ZodType, parameter: string): z.ZodType;
 }
 
@@ -51,7 +51,7 @@ export function renderResponses(op: OperationDescription, http: HttpFacts, conve
 }
 
 /** The schemas an operation answers with: a named model among them gets its own input component. */
-export function outputSchemas(op: OperationDescription): z.ZodType[] {
+export function outputSchemas(op: OperationDescription): Schema[] {
   const schemas = (op.responses ?? []).flatMap((answer) => (answer.content?.schema ? [answer.content.schema] : []));
   return op.response ? [op.response, ...schemas] : schemas;
 }

@@ -9,11 +9,13 @@ import {
   mapIssues,
   PARSE,
   readable,
+  readableStandard,
   toPathItem,
   type ValidationIssue,
 } from './issues.js';
-import { analyze, type BinderPlan, PLAIN_STRING } from './plan.js';
+import { analyze, type BinderPlan, type Entry, PLAIN_STRING } from './plan.js';
 import { objectFactory, type RawInput, readerFor } from './readers.js';
+import { isZodSchema, validateSync } from './standard.js';
 
 // One route's binding compiled to a function: reads the raw parts, converts, validates with one parse.
 
@@ -59,16 +61,19 @@ export function compileBinder(plan: BinderPlan): Binder {
     );
   }
 
+  // Any schema other than zod's (valibot, arktype, …): each parameter validated by its own schema.
+  if (!entries.every((e) => isZodSchema(e.schema))) return perParameterBinder(entries);
+
   // Only a whole-body model: parse it directly, without an enclosing object to build and walk.
   if (entries.length === 1 && entries[0].kind === 'wholeBody') {
     const { name } = entries[0];
-    const model = compiledParser(entries[0].schema);
+    const model = compiledParser(entries[0].schema as z.ZodType);
     const newInput = objectFactory([name]);
     return makeBinder(
       (raw) => {
         const result = model.safeParse(raw.body, PARSE);
         if (!result.success) {
-          const issues: ValidationIssue[] = result.error.issues.map((issue) => ({
+          const issues: ValidationIssue[] = (result.error.issues as z.core.$ZodIssue[]).map((issue) => ({
             in: 'body',
             path: issue.path.map(toPathItem),
             ...readable(issue, 'body', undefined),
@@ -87,26 +92,15 @@ export function compileBinder(plan: BinderPlan): Binder {
   const keys = entries.map((e) => e.name);
   const readers = entries.map(readerFor);
   const isBodyField = entries.map((e) => e.kind === 'bodyField');
-  const shape: Record<string, z.ZodType> = {};
+  const shape: Record<string, Entry['schema']> = {};
   const targets = new Map<string, IssueTarget>();
   for (const e of entries) {
     shape[e.name] = e.schema;
     const dropHead = e.kind === 'queryModel' || e.kind === 'wholeBody';
     targets.set(e.name, { in: e.in, head: dropHead ? null : e.wire });
   }
-  const schema = compiledParser(z.object(shape));
-  const expectations: Expectations = new Map();
-  for (const e of entries) {
-    if (e.kind === 'queryModel') {
-      for (const field of e.fields) {
-        const expected = expectation(field.schema);
-        if (expected !== undefined) expectations.set(`${e.name}.${field.name}`, expected);
-      }
-    } else if (FROM_STRINGS.has(e.in)) {
-      const expected = expectation(e.schema);
-      if (expected !== undefined) expectations.set(e.name, expected);
-    }
-  }
+  const schema = compiledParser(z.object(shape as Record<string, z.ZodType>));
+  const expectations = expectationsOf(entries);
 
   const usesBody = entries.some((e) => e.in === 'body');
   const usesCookies = entries.some((e) => e.in === 'cookie');
@@ -119,7 +113,7 @@ export function compileBinder(plan: BinderPlan): Binder {
   const validateWithoutBodyFields = (raw: RawInput, cookies: Record<string, string | undefined> | undefined): ValidationIssue[] => {
     if (withoutBodyFields === undefined) {
       const s: Record<string, z.ZodType> = {};
-      for (const e of entries) if (e.kind !== 'bodyField') s[e.name] = e.schema;
+      for (const e of entries) if (e.kind !== 'bodyField') s[e.name] = e.schema as z.ZodType;
       withoutBodyFields = z.object(s);
     }
     const input = newInput();
@@ -130,7 +124,7 @@ export function compileBinder(plan: BinderPlan): Binder {
     }
     const result = withoutBodyFields.safeParse(input, PARSE);
     const out: ValidationIssue[] = [];
-    if (!result.success) mapIssues(result.error.issues, targets, out, expectations);
+    if (!result.success) mapIssues(result.error.issues as z.core.$ZodIssue[], targets, out, expectations);
     return out;
   };
 
@@ -161,8 +155,103 @@ export function compileBinder(plan: BinderPlan): Binder {
       const result = schema.safeParse(input, PARSE);
       if (result.success) return { ok: true, value: result.data as Record<string, unknown> };
       const issues: ValidationIssue[] = [];
-      mapIssues(result.error.issues, targets, issues, expectations);
+      mapIssues(result.error.issues as z.core.$ZodIssue[], targets, issues, expectations);
       return { ok: false, issues };
+    },
+    usesBody,
+    usesCookies,
+  );
+}
+
+/** What each string-borne parameter (and query model field) must look like, for conversion messages. */
+function expectationsOf(entries: readonly Entry[]): Expectations {
+  const expectations: Expectations = new Map();
+  for (const e of entries) {
+    if (e.kind === 'queryModel') {
+      for (const field of e.fields) {
+        const expected = expectation(field.schema);
+        if (expected !== undefined) expectations.set(`${e.name}.${field.name}`, expected);
+      }
+    } else if (FROM_STRINGS.has(e.in)) {
+      const expected = expectation(e.schema);
+      if (expected !== undefined) expectations.set(e.name, expected);
+    }
+  }
+  return expectations;
+}
+
+type Check = (value: unknown, out: ValidationIssue[]) => { ok: true; value: unknown } | { ok: false };
+
+/**
+ * A route with schemas other than zod's: each parameter is validated by its own schema (zod ones by
+ * their compiled parser, others through `~standard.validate`), and every issue is located as usual.
+ */
+function perParameterBinder(entries: Entry[]): Binder {
+  const n = entries.length;
+  const keys = entries.map((e) => e.name);
+  const readers = entries.map(readerFor);
+  const isBodyField = entries.map((e) => e.kind === 'bodyField');
+  const expectations = expectationsOf(entries);
+  const targets = new Map<string, IssueTarget>();
+  for (const e of entries) targets.set(e.name, { in: e.in, head: e.kind === 'queryModel' || e.kind === 'wholeBody' ? null : e.wire });
+
+  const checks: Check[] = entries.map((e): Check => {
+    const head = targets.get(e.name)!.head;
+    if (isZodSchema(e.schema)) {
+      const parser = compiledParser(e.schema as z.ZodType);
+      return (value, out) => {
+        const result = parser.safeParse(value, PARSE);
+        if (result.success) return { ok: true, value: result.data };
+        const issues = (result.error.issues as z.core.$ZodIssue[]).map((issue) => ({ ...issue, path: [e.name, ...issue.path] }));
+        mapIssues(issues as z.core.$ZodIssue[], targets, out, expectations);
+        return { ok: false };
+      };
+    }
+    return (value, out) => {
+      const result = validateSync(e.schema, value);
+      if (result.ok) return result;
+      for (const issue of result.issues) {
+        const key = head === null ? `${e.name}.${String(issue.path[0])}` : e.name;
+        out.push({
+          in: e.in,
+          path: head === null ? issue.path : [head, ...issue.path],
+          ...readableStandard(issue, e.in, expectations.get(key)),
+        });
+      }
+      return { ok: false };
+    };
+  });
+
+  const usesBody = entries.some((e) => e.in === 'body');
+  const usesCookies = entries.some((e) => e.in === 'cookie');
+  const hasBodyFields = isBodyField.some(Boolean);
+  const newInput = objectFactory(keys);
+
+  return makeBinder(
+    (raw) => {
+      const cookies = usesCookies ? raw.cookies() : undefined;
+      const issues: ValidationIssue[] = [];
+      let bodyObject: Record<string, unknown> | undefined;
+      let skipBodyFields = false;
+      if (hasBodyFields && raw.body !== undefined) {
+        const b = raw.body;
+        if (typeof b !== 'object' || b === null || Array.isArray(b)) {
+          issues.push({
+            in: 'body',
+            path: [],
+            message: `Invalid input: expected object, received ${describeType(b)}`,
+            code: 'invalid_type',
+          });
+          skipBodyFields = true;
+        } else bodyObject = b as Record<string, unknown>;
+      }
+      const value = newInput();
+      for (let i = 0; i < n; i++) {
+        if (skipBodyFields && isBodyField[i]) continue;
+        const result = checks[i](readers[i](raw, cookies, bodyObject), issues);
+        if (result.ok && result.value !== undefined) value[keys[i]] = result.value;
+      }
+      return issues.length > 0 ? { ok: false, issues } : { ok: true, value };
     },
     usesBody,
     usesCookies,

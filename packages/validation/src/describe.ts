@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isOptional } from './convert.js';
 import { analyze, type BinderPlan } from './plan.js';
+import type { Schema } from './standard.js';
 import { compileForm } from './uploads.js';
 
 export interface ParamDescriptor {
@@ -8,19 +9,26 @@ export interface ParamDescriptor {
   in: 'path' | 'query' | 'header' | 'cookie';
   /** The name on the wire: the header name (lower-case, hyphenated), query key, cookie name or path segment. */
   wireName: string;
-  schema: z.ZodType;
+  schema: Schema;
   required: boolean;
 }
 
 export type BodyDescriptor =
   | { kind: 'none' }
-  | { kind: 'fields'; schema: z.ZodObject; mediaTypes?: readonly string[] }
-  | { kind: 'whole'; name: string; schema: z.ZodType; mediaTypes?: readonly string[] };
+  | {
+      kind: 'fields';
+      /** The fields as one zod object (every field a zod schema), for documents built with zod. */
+      schema: z.ZodObject;
+      /** The fields by name, whatever their library. */
+      fields: Record<string, Schema>;
+      mediaTypes?: readonly string[];
+    }
+  | { kind: 'whole'; name: string; schema: Schema; mediaTypes?: readonly string[] };
 
 /** The binding rules, described for documentation (OpenAPI): parameters by location and the request body. */
 export function describeParams(plan: BinderPlan): { params: ParamDescriptor[]; body: BodyDescriptor } {
   const params: ParamDescriptor[] = [];
-  const bodyFields: Record<string, z.ZodType> = {};
+  const bodyFields: Record<string, Schema> = {};
   let body: BodyDescriptor = { kind: 'none' };
   for (const e of analyze(plan)) {
     switch (e.kind) {
@@ -46,7 +54,8 @@ export function describeParams(plan: BinderPlan): { params: ParamDescriptor[]; b
         break;
     }
   }
-  if (Object.keys(bodyFields).length > 0) body = { kind: 'fields', schema: z.object(bodyFields) };
+  if (Object.keys(bodyFields).length > 0)
+    body = { kind: 'fields', schema: z.object(bodyFields as Record<string, z.ZodType>), fields: bodyFields };
   // Forms and uploads are described with their own media types rather than JSON.
   const form = compileForm(plan.method, plan.params, plan.pathParams);
   if (form !== undefined && body.kind !== 'none') body = { ...body, mediaTypes: form.mediaTypes };

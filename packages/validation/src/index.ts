@@ -32,8 +32,8 @@ export {
   type FormField,
   type FormPlan,
 } from './uploads.js';
-export { compiledParser, type SchemaParser } from './compiled.js';
-export { isArrayLikeSchema } from './convert.js';
+export { compiledParser, type SchemaParser, type ParseIssue } from './compiled.js';
+export { isArrayLikeSchema, isOptional as isOptionalSchema } from './convert.js';
 export {
   ProblemDetailsSchema,
   problemSchemaFor,
@@ -41,4 +41,17 @@ export {
   validationProblem,
   type ValidationProblem,
 } from './problem.js';
-export type { PathParamNames, InferInput } from './infer.js';
+export type { PathParamNames, InferInput, SchemaInput, SchemaOutput } from './infer.js';
+export {
+  isStandardSchema,
+  isZodSchema,
+  validate,
+  validateSync,
+  standardJsonSchema,
+  useValibotJsonSchema,
+  type Schema,
+  type SchemaIssue,
+  type ValidateResult,
+  type JsonSchema,
+  type StandardSchemaV1,
+} from './standard.js';

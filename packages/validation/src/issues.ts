@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ParamLocation } from './sources.js';
+import type { SchemaIssue } from './standard.js';
 
 /** One validation problem, located in the request. */
 export interface ValidationIssue {
@@ -81,4 +82,21 @@ export function mapIssues(
     const key = target === undefined ? undefined : target.head === null ? `${String(first)}.${String(rest[0])}` : String(first);
     out.push({ in: location, path, ...readable(issue, location, key === undefined ? undefined : expectations?.get(key)) });
   }
+}
+
+/**
+ * Another library's issue as the person who sent the request reads it: a value missing at the
+ * issue's path is `missing` / "Field required" whatever the library says; a string that could not be
+ * converted says what was expected (with the library's code); otherwise the library's message and code.
+ */
+export function readableStandard(
+  issue: SchemaIssue,
+  location: ParamLocation,
+  expected: string | undefined,
+): { message: string; code: string } {
+  if (issue.input === undefined) return { message: 'Field required', code: 'missing' };
+  if (expected !== undefined && FROM_STRINGS.has(location) && typeof issue.input === 'string') {
+    return { message: `Expected ${expected}, got ${JSON.stringify(issue.input)}`, code: issue.code };
+  }
+  return { message: issue.message, code: issue.code };
 }

@@ -1,12 +1,16 @@
 import { z } from 'zod';
-import { converterFor, defOf, isArraySchema, isObjectSchema, isOptional, lenient, unwrap } from './convert.js';
+import { converterFor, elementOf, isArraySchema, isObjectSchema, isOptional, lenient, objectFields, typeNameOf } from './convert.js';
 import { isParamSource, type ParamSource } from './sources.js';
+import { isStandardSchema, type Schema } from './standard.js';
 
 // Where each parameter of a route is read from, decided once from its plan (shared by the binder and
 // the documentation).
 
-/** A parameter's declaration: a zod schema, or a schema wrapped by `header()`, `cookie()`, `query()`, `body()`. */
-export type ParamSpec = z.ZodType | ParamSource;
+/**
+ * A parameter's declaration: a schema (zod, or any Standard Schema: valibot, arktype, …), or a schema
+ * wrapped by `header()`, `cookie()`, `query()`, `body()`.
+ */
+export type ParamSpec = Schema | ParamSource;
 
 /** The `params` option of an endpoint. */
 export type ParamsShape = Record<string, ParamSpec>;
@@ -22,7 +26,7 @@ export type Convert = (raw: string) => unknown;
 
 export interface QueryModelField {
   name: string;
-  schema: z.ZodType;
+  schema: Schema;
   array: boolean;
   convert: Convert;
 }
@@ -33,13 +37,13 @@ export type Entry =
       name: string;
       in: 'path' | 'query' | 'header' | 'cookie';
       wire: string;
-      schema: z.ZodType;
+      schema: Schema;
       array: boolean;
       convert: Convert;
     }
-  | { kind: 'queryModel'; name: string; in: 'query'; wire: string; schema: z.ZodType; optional: boolean; fields: QueryModelField[] }
-  | { kind: 'bodyField'; name: string; in: 'body'; wire: string; schema: z.ZodType }
-  | { kind: 'wholeBody'; name: string; in: 'body'; wire: string; schema: z.ZodType };
+  | { kind: 'queryModel'; name: string; in: 'query'; wire: string; schema: Schema; optional: boolean; fields: QueryModelField[] }
+  | { kind: 'bodyField'; name: string; in: 'body'; wire: string; schema: Schema }
+  | { kind: 'wholeBody'; name: string; in: 'body'; wire: string; schema: Schema };
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 export const PLAIN_STRING = z.string();
@@ -56,25 +60,28 @@ const NOT_FROM_A_SEGMENT: ReadonlySet<string> = new Set([
   'function',
 ]);
 
-function objectShape(schema: z.ZodType): Record<string, z.ZodType> {
-  return defOf(unwrap(schema)).shape ?? {};
-}
-
-function scalarEntry(name: string, location: 'path' | 'query' | 'header' | 'cookie', wire: string, schema: z.ZodType): Entry {
+function scalarEntry(name: string, location: 'path' | 'query' | 'header' | 'cookie', wire: string, schema: Schema): Entry {
   // Path segments are single values: an array schema there simply gets the string (and zod rejects it).
   const array = location !== 'path' && isArraySchema(schema);
-  const target = array ? (defOf(unwrap(schema)).element as z.ZodType) : schema;
+  const target = array ? elementOf(schema) : schema;
   return { kind: 'scalar', name, in: location, wire, schema, array, convert: lenient(converterFor(target)) };
 }
 
-function queryEntry(name: string, schema: z.ZodType): Entry {
+function queryEntry(name: string, schema: Schema): Entry {
   if (!isObjectSchema(schema)) return scalarEntry(name, 'query', name, schema);
-  const fields: QueryModelField[] = Object.entries(objectShape(schema)).map(([field, fieldSchema]) => {
+  const fields: QueryModelField[] = objectFields(schema).map(([field, fieldSchema]) => {
     const array = isArraySchema(fieldSchema);
-    const target = array ? (defOf(unwrap(fieldSchema)).element as z.ZodType) : fieldSchema;
+    const target = array ? elementOf(fieldSchema) : fieldSchema;
     return { name: field, schema: fieldSchema, array, convert: lenient(converterFor(target)) };
   });
   return { kind: 'queryModel', name, in: 'query', wire: name, schema, optional: isOptional(schema), fields };
+}
+
+function notASchema(name: string): string {
+  return (
+    `Parameter "${name}" must be a schema (zod, or any Standard Schema such as valibot or arktype) ` +
+    'or a header()/cookie()/query()/body() wrapper'
+  );
 }
 
 export function analyze(plan: BinderPlan): Entry[] {
@@ -88,8 +95,9 @@ export function analyze(plan: BinderPlan): Entry[] {
     if (spec !== undefined && isParamSource(spec)) {
       throw new TypeError(`Parameter "${name}" is a path parameter of the route; it cannot also be read from ${spec.in} with ${spec.in}()`);
     }
-    const schema = (spec as z.ZodType | undefined) ?? PLAIN_STRING;
-    const type = defOf(unwrap(schema)).type;
+    const schema = (spec as Schema | undefined) ?? PLAIN_STRING;
+    if (!isStandardSchema(schema)) throw new TypeError(notASchema(name));
+    const type = typeNameOf(schema);
     if (NOT_FROM_A_SEGMENT.has(type)) {
       throw new TypeError(
         `Path parameter "${name}" has ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type} schema, which cannot be read from one path segment; ` +
@@ -99,13 +107,14 @@ export function analyze(plan: BinderPlan): Entry[] {
     entries.push(scalarEntry(name, 'path', name, schema));
   }
 
-  const implicit: [string, z.ZodType][] = [];
-  const explicitBody: [string, z.ZodType][] = [];
-  let wholeBody: [string, z.ZodType] | undefined;
+  const implicit: [string, Schema][] = [];
+  const explicitBody: [string, Schema][] = [];
+  let wholeBody: [string, Schema] | undefined;
   for (const [name, spec] of Object.entries(params)) {
     if (pathNames.has(name)) continue;
     if (isParamSource(spec)) {
       const schema = spec.schema;
+      if (!isStandardSchema(schema)) throw new TypeError(`Parameter "${name}": ${spec.in}() takes a zod schema or another Standard Schema`);
       switch (spec.in) {
         case 'header':
           entries.push(scalarEntry(name, 'header', name.replace(/_/g, '-').toLowerCase(), schema));
@@ -127,9 +136,7 @@ export function analyze(plan: BinderPlan): Entry[] {
       }
       continue;
     }
-    if (spec === null || typeof spec !== 'object' || !('_zod' in spec)) {
-      throw new TypeError(`Parameter "${name}" must be a zod schema or a header()/cookie()/query()/body() wrapper`);
-    }
+    if (!isStandardSchema(spec)) throw new TypeError(notASchema(name));
     implicit.push([name, spec]);
   }
 

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { Schema } from './standard.js';
 
 /** Where a bound value comes from. */
 export type ParamLocation = 'path' | 'query' | 'header' | 'cookie' | 'body';
@@ -12,7 +12,7 @@ const BRAND: unique symbol = Symbol.for('fnapi.ParamSource') as never;
  * A schema pinned to an explicit request location, overriding the default binding rules.
  * Built with `header()`, `cookie()`, `query()` or `body()`.
  */
-export class ParamSource<S extends z.ZodType = z.ZodType, L extends ExplicitLocation = ExplicitLocation> {
+export class ParamSource<S extends Schema = Schema, L extends ExplicitLocation = ExplicitLocation> {
   readonly in: L;
   readonly schema: S;
   /** For `body(schema, { whole: true })`: the parameter receives the whole JSON body. */
@@ -33,17 +33,17 @@ export function isParamSource(value: unknown): value is ParamSource {
 }
 
 /** Reads the request header named after the parameter, underscores as hyphens (`x_request_id` → `X-Request-Id`). */
-export function header<S extends z.ZodType>(schema: S): ParamSource<S, 'header'> {
+export function header<S extends Schema>(schema: S): ParamSource<S, 'header'> {
   return new ParamSource('header', schema);
 }
 
 /** Reads the cookie of the parameter's name. */
-export function cookie<S extends z.ZodType>(schema: S): ParamSource<S, 'cookie'> {
+export function cookie<S extends Schema>(schema: S): ParamSource<S, 'cookie'> {
   return new ParamSource('cookie', schema);
 }
 
 /** Reads the query parameter of the parameter's name, whatever the method. */
-export function query<S extends z.ZodType>(schema: S): ParamSource<S, 'query'> {
+export function query<S extends Schema>(schema: S): ParamSource<S, 'query'> {
   return new ParamSource('query', schema);
 }
 
@@ -52,6 +52,6 @@ export function query<S extends z.ZodType>(schema: S): ParamSource<S, 'query'> {
  * parameter receives the whole JSON body, whatever its schema (`body(z.json(), { whole: true })`
  * accepts any JSON value, as FastAPI's single `Body()` parameter does).
  */
-export function body<S extends z.ZodType>(schema: S, options?: { whole?: boolean }): ParamSource<S, 'body'> {
+export function body<S extends Schema>(schema: S, options?: { whole?: boolean }): ParamSource<S, 'body'> {
   return new ParamSource('body', schema, options?.whole ?? false);
 }

@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
 import { z } from 'zod';
-import { converterFor, defOf, isArraySchema, isObjectSchema, lenient, unwrap } from './convert.js';
+import { converterFor, defOf, elementOf, isArraySchema, isObjectSchema, lenient, objectFields, unwrap } from './convert.js';
 import { isParamSource, ParamSource } from './sources.js';
+import { isZodSchema, type Schema } from './standard.js';
 
 /** One uploaded file, as a handler receives it (spooled: in memory, or in a temporary file past 1 MiB). */
 export interface UploadedFile {
@@ -57,8 +58,9 @@ export function file(options: FileOptions = {}): FileSchema {
 }
 
 /** The options of a `file()` schema (through optional/array wrappers), or undefined for any other schema. */
-export function fileOptionsOf(schema: z.ZodType): (FileOptions & { maxSize: number; array: boolean }) | undefined {
-  const inner = unwrap(schema);
+export function fileOptionsOf(schema: Schema): (FileOptions & { maxSize: number; array: boolean }) | undefined {
+  if (!isZodSchema(schema)) return undefined;
+  const inner = unwrap(schema as z.ZodType);
   const array = defOf(inner).type === 'array';
   const element = array ? unwrap(defOf(inner).element as z.ZodType) : inner;
   const options = fileOptions.get(element);
@@ -66,7 +68,7 @@ export function fileOptionsOf(schema: z.ZodType): (FileOptions & { maxSize: numb
 }
 
 /** A whole form without files (`application/x-www-form-urlencoded` or multipart), validated by `schema`. */
-export class FormSource<S extends z.ZodType = z.ZodType> extends ParamSource<S, 'body'> {
+export class FormSource<S extends Schema = Schema> extends ParamSource<S, 'body'> {
   readonly form = true;
   constructor(schema: S) {
     super('body', schema, true);
@@ -74,7 +76,7 @@ export class FormSource<S extends z.ZodType = z.ZodType> extends ParamSource<S, 
 }
 
 /** A parameter that receives a whole form without files (urlencoded or multipart) as one object. */
-export function form<S extends z.ZodType>(schema: S): FormSource<S> {
+export function form<S extends Schema>(schema: S): FormSource<S> {
   return new FormSource(schema);
 }
 
@@ -101,9 +103,9 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 export const MULTIPART = 'multipart/form-data';
 export const URLENCODED = 'application/x-www-form-urlencoded';
 
-function textField(name: string, schema: z.ZodType): FormField {
+function textField(name: string, schema: Schema): FormField {
   const array = isArraySchema(schema);
-  const target = array ? (defOf(unwrap(schema)).element as z.ZodType) : schema;
+  const target = array ? elementOf(schema) : schema;
   return { kind: 'text', name, array, convert: lenient(converterFor(target)) };
 }
 
@@ -125,7 +127,7 @@ export function compileForm(
     const schema = (formParam[1] as FormSource).schema;
     const fields = new Map<string, FormField>();
     if (isObjectSchema(schema)) {
-      for (const [name, field] of Object.entries(defOf(unwrap(schema)).shape ?? {})) {
+      for (const [name, field] of objectFields(schema)) {
         if (fileOptionsOf(field) !== undefined)
           throw new TypeError(`form() receives a form without files; declare "${name}" as its own file() parameter`);
         fields.set(name, textField(name, field));
@@ -133,7 +135,7 @@ export function compileForm(
     }
     return { mediaTypes: [URLENCODED, MULTIPART], fields, largestFile: 0 };
   }
-  const hasFile = entries.some(([, spec]) => !isParamSource(spec) && fileOptionsOf(spec as z.ZodType) !== undefined);
+  const hasFile = entries.some(([, spec]) => !isParamSource(spec) && fileOptionsOf(spec as Schema) !== undefined);
   if (!hasFile) return undefined;
   if (!BODY_METHODS.has(method.toUpperCase())) {
     throw new TypeError(`A file() parameter is read from a multipart body; register the endpoint with POST, PUT or PATCH, not ${method}`);
@@ -142,8 +144,8 @@ export function compileForm(
   let largestFile = 0;
   for (const [name, spec] of entries) {
     if (isParamSource(spec)) continue;
-    const options = fileOptionsOf(spec as z.ZodType);
-    if (options === undefined) fields.set(name, textField(name, spec as z.ZodType));
+    const options = fileOptionsOf(spec as Schema);
+    if (options === undefined) fields.set(name, textField(name, spec as Schema));
     else {
       fields.set(name, { kind: 'file', name, array: options.array, maxSize: options.maxSize, types: options.types });
       largestFile = Math.max(largestFile, options.maxSize);

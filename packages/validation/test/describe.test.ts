@@ -24,8 +24,8 @@ describe('describeParams', () => {
     ]);
     expect(params[2].schema).toBe(page);
     // a path param without a schema is documented as a string
-    expect(params[1].schema.safeParse('x').success).toBe(true);
-    expect(params[1].schema.safeParse(1).success).toBe(false);
+    expect((params[1].schema as z.ZodType).safeParse('x').success).toBe(true);
+    expect((params[1].schema as z.ZodType).safeParse(1).success).toBe(false);
   });
 
   it('expands a query model into its fields', () => {

@@ -51,3 +51,32 @@ describe('InferInput', () => {
     expectTypeOf<Input>().toEqualTypeOf<{ user: { name: string; age?: number | undefined } }>();
   });
 });
+
+describe('InferInput with other Standard Schemas', () => {
+  it('valibot: output types, optional keys where the output admits undefined, wrappers unwrapped', async () => {
+    const v = await import('valibot');
+    const params = {
+      id: v.pipe(v.number(), v.integer()),
+      q: v.optional(v.string()),
+      page: v.optional(v.number(), 1),
+      token: header(v.string()),
+      len: v.pipe(
+        v.string(),
+        v.transform((s) => s.length),
+      ),
+    };
+    type Input = InferInput<'/items/{id}/{slug}', typeof params>;
+    expectTypeOf<Input>().toEqualTypeOf<{ id: number; q?: string | undefined; page: number; token: string; len: number; slug: string }>();
+  });
+
+  it('arktype: output types, morphs included', async () => {
+    const { type } = await import('arktype');
+    const params = {
+      n: type('number.integer'),
+      user: body(type({ name: 'string', 'age?': 'number' })),
+      csv: query(type('string').pipe((s) => s.split(','))),
+    };
+    type Input = InferInput<'/x', typeof params>;
+    expectTypeOf<Input>().toEqualTypeOf<{ n: number; user: { name: string; age?: number }; csv: string[] }>();
+  });
+});
