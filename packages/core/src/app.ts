@@ -309,6 +309,7 @@ export class API extends RouteGroup implements Runtime {
       validationError: this.options.validationError,
       middleware: this.middleware,
       openapiVersion: this.options.openapiVersion,
+      maxFiles: this.options.maxFiles ?? DEFAULT_MAX_FILES,
       info: {
         servers: this.options.servers,
         contact: this.options.contact,

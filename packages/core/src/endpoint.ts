@@ -4,9 +4,9 @@ import { endpointMiddleware } from './endpoint-middleware.js';
 import type { Middleware } from './pipeline.js';
 import type { Request } from './request.js';
 import type { Response } from './response.js';
-import type { EventItem, StreamResult } from './streams.js';
+import type { EventItem, EventsOption, NamedEventItem, StreamResult } from './streams.js';
 
-export type HTTPMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | (string & {});
+export type HTTPMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'QUERY' | 'HEAD' | 'OPTIONS' | (string & {});
 
 /** Options of `api()`, `app.api()` and `router.api()`. Only `route` is required. */
 export interface EndpointOptions<R extends string = string, P extends ParamsShape = ParamsShape, S extends z.ZodType = z.ZodType> {
@@ -19,6 +19,11 @@ export interface EndpointOptions<R extends string = string, P extends ParamsShap
   response?: S;
   /** Success status; default 200 (204 when the handler returns nothing and this is unset). */
   statusCode?: number;
+  /**
+   * Default false; true leaves out of the answer every field the handler's value did not set, even
+   * where the `response` model has a default (partial-update answers).
+   */
+  responseExcludeUnset?: boolean;
   tags?: string[];
   summary?: string;
   description?: string;
@@ -41,8 +46,11 @@ export interface EndpointOptions<R extends string = string, P extends ParamsShap
    * `HTTPError` of such a status is documented with the problem body unless `schema` is given.
    */
   responses?: Record<number, DeclaredResponse>;
-  /** The handler yields these, sent as server-sent events (`text/event-stream`). */
-  events?: z.ZodType;
+  /**
+   * The handler yields these, sent as server-sent events (`text/event-stream`); with an object of
+   * names (`{ welcome: Welcome, message: Message }`) each item is `sseEvent({ event: name, data })`.
+   */
+  events?: EventsOption;
   /** The handler yields these, sent as JSON Lines (`application/jsonl`). */
   lines?: z.ZodType;
   /** Seconds without an event before an event stream sends `: ping`; default 15, 0 turns it off. */
@@ -85,7 +93,9 @@ export type StreamHandler<I, T> = (input: I, request: Request) => StreamResult<T
 /** The handler an endpoint's options call for: with `events`/`lines`, one whose items are checked. */
 export type HandlerFor<O, I> = O extends { events: infer S extends z.ZodType }
   ? StreamHandler<I, EventItem<S>>
-  : O extends { lines: infer S extends z.ZodType }
+  : O extends { events: infer M extends Record<string, z.ZodType> }
+    ? StreamHandler<I, NamedEventItem<M>>
+    : O extends { lines: infer S extends z.ZodType }
     ? StreamHandler<I, z.input<S>>
     : O extends { response: infer S extends z.ZodType }
       ? Handler<I, HandlerResult<S>>

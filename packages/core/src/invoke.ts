@@ -15,6 +15,8 @@ import type { Request } from './request.js';
 import { loadFormParser, readForm } from './uploads/read-form.js';
 import { fromWebResponse, isWebResponse, JSONResponse, Response } from './response.js';
 import { compileStreamResult } from './streams.js';
+import { mergeResponseHeaders } from './cookies.js';
+import { pruneUnset } from './exclude-unset.js';
 
 /** Runs an endpoint's guards in order, before anything of the request is read. */
 async function runGuards(guards: readonly Guard[], request: Request): Promise<void> {
@@ -93,6 +95,7 @@ export function compileInvoker(method: string, path: string, pathParams: string[
   const explicitStatus = options.statusCode;
   const status = explicitStatus ?? 200;
   const label = `${method} ${path}`;
+  const excludeUnset = options.responseExcludeUnset === true;
 
   const toResponse = (result: unknown): Response => {
     if (result instanceof Response) return result;
@@ -111,7 +114,7 @@ export function compileInvoker(method: string, path: string, pathParams: string[
     if (model !== undefined) {
       const parsed = model.safeParse(body);
       if (!parsed.success) throw new ResponseValidationError(label, parsed.error.issues);
-      body = parsed.data;
+      body = excludeUnset ? pruneUnset(parsed.data, body) : parsed.data;
     }
     // A plain Response renders an object as JSON just as JSONResponse does, and is cheaper to make;
     // strings and null still need JSONResponse (a Response would send them as text or empty).
@@ -124,10 +127,18 @@ export function compileInvoker(method: string, path: string, pathParams: string[
   };
 
   const streamed = compileStreamResult(options, label);
+  // What the handler set on its request (`responseHeaders`, cookies) joins its answer.
+  const withExtras = (response: Response, request: Request): Response => {
+    const extra = request.responseHeadersIfAny;
+    if (extra !== undefined) mergeResponseHeaders(response.headers, extra);
+    return response;
+  };
   const callHandler = (input: Record<string, unknown>, request: Request): MaybePromise<Response> => {
     const result: unknown = handler(input, request);
-    if (streamed !== undefined) return streamed(result, request);
-    return isPromiseLike(result) ? Promise.resolve(result).then(toResponse) : toResponse(result);
+    if (streamed !== undefined) return streamed(result, request).then((response) => withExtras(response, request));
+    return isPromiseLike(result)
+      ? Promise.resolve(result).then((value) => withExtras(toResponse(value), request))
+      : withExtras(toResponse(result), request);
   };
   const bindAndCall = (request: Request, body: unknown, issues?: ValidationIssue[]): MaybePromise<Response> => {
     const bound = binder(new RawView(request, body));

@@ -2,8 +2,10 @@ import type { z } from 'zod';
 import type { ParamsShape } from './plan.js';
 import type { ParamSource } from './sources.js';
 
-/** The names of the `{name}` segments of a route literal: `'/users/{id}'` → `'id'`. */
-export type PathParamNames<R extends string> = R extends `${string}{${infer Name}}${infer Rest}` ? Name | PathParamNames<Rest> : never;
+/** The names of the `{name}` segments of a route literal: `'/users/{id}'` → `'id'`, `'/files/{p:path}'` → `'p'`. */
+export type PathParamNames<R extends string> = R extends `${string}{${infer Name}}${infer Rest}`
+  ? (Name extends `${infer Bare}:${string}` ? Bare : Name) | PathParamNames<Rest>
+  : never;
 
 type SchemaOf<P> = P extends ParamSource<infer S, infer _L> ? S : P extends z.ZodType ? P : never;
 
