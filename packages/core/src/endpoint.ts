@@ -64,8 +64,8 @@ export type DeclaredResponse =
       description: string;
       /** The body's schema (sent as JSON); default the problem body of that status. */
       schema?: z.ZodType;
-      /** Response headers: a description, or a description, a schema and whether it is always sent. */
-      headers?: Record<string, string | { description?: string; schema?: z.ZodType; required?: boolean }>;
+      /** Response headers: a description, a schema, or a description, a schema and whether it is always sent. */
+      headers?: Record<string, string | z.ZodType | { description?: string; schema?: z.ZodType; required?: boolean }>;
     };
 
 /** Shorthand options (`app.get(route, options, handler)`): everything but route and method. */

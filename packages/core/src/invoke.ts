@@ -17,6 +17,8 @@ import { fromWebResponse, isWebResponse, JSONResponse, Response } from './respon
 import { compileStreamResult } from './streams.js';
 import { mergeResponseHeaders } from './cookies.js';
 import { pruneUnset } from './exclude-unset.js';
+import { FileResponse } from './file-response.js';
+import { isBinarySchema } from './binary.js';
 
 /** Runs an endpoint's guards in order, before anything of the request is read. */
 async function runGuards(guards: readonly Guard[], request: Request): Promise<void> {
@@ -90,7 +92,16 @@ export function compileInvoker(method: string, path: string, pathParams: string[
   const binder = compileBinder({ method, pathParams, params });
   const noInput = pathParams.length === 0 && Object.keys(params).length === 0;
   const usesBody = binder.usesBody;
-  const model = options.response === undefined ? undefined : compiledParser(options.response);
+  const binaryResponse = options.response !== undefined && isBinarySchema(options.response);
+  const model = options.response === undefined || binaryResponse ? undefined : compiledParser(options.response);
+  // A `binary()` endpoint answers with a `FileResponse` or a `Response`; anything else is a server bug.
+  const binaryAnswer = (value: unknown): Response => {
+    if (value instanceof Response) return value;
+    if (isWebResponse(value)) return fromWebResponse(value);
+    throw new ResponseValidationError(label, [
+      { code: 'custom', path: [], message: 'a binary() endpoint answers with a FileResponse or a Response', input: value } as never,
+    ]);
+  };
   const modelIsArray = options.response !== undefined && isArrayLikeSchema(options.response);
   const explicitStatus = options.statusCode;
   const status = explicitStatus ?? 200;
@@ -128,14 +139,16 @@ export function compileInvoker(method: string, path: string, pathParams: string[
 
   const streamed = compileStreamResult(options, label);
   // What the handler set on its request (`responseHeaders`, cookies) joins its answer.
-  const withExtras = (response: Response, request: Request): Response => {
+  const withExtras = (response: Response, request: Request): MaybePromise<Response> => {
     const extra = request.responseHeadersIfAny;
     if (extra !== undefined) mergeResponseHeaders(response.headers, extra);
-    return response;
+    // A file settles its answer against the request (conditional and range requests).
+    return response instanceof FileResponse ? response.prepare(request) : response;
   };
   const callHandler = (input: Record<string, unknown>, request: Request): MaybePromise<Response> => {
     const result: unknown = handler(input, request);
     if (streamed !== undefined) return streamed(result, request).then((response) => withExtras(response, request));
+    if (binaryResponse) return Promise.resolve(result).then((value) => withExtras(binaryAnswer(value), request));
     return isPromiseLike(result)
       ? Promise.resolve(result).then((value) => withExtras(toResponse(value), request))
       : withExtras(toResponse(result), request);

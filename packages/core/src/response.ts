@@ -87,6 +87,11 @@ export class Response {
   stream(): AsyncIterable<BodyChunk> | ReadableStream<BodyChunk> | undefined {
     return undefined;
   }
+
+  /** The length of a streamed body when known in advance (sent as `Content-Length`). */
+  streamLength(): number | undefined {
+    return undefined;
+  }
 }
 
 /** Always JSON, whatever the content (a string becomes a JSON string). */

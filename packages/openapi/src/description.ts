@@ -72,6 +72,8 @@ export interface OperationResponse {
     schema?: z.ZodType;
     /** Component name for a schema without an id of its own (`.meta({ id })` wins). */
     component?: string;
+    /** Further media types of the same body (a binary answer of several types). */
+    alsoMediaTypes?: readonly string[];
   };
   headers?: Record<string, { description?: string; schema?: z.ZodType; required?: boolean }>;
 }
