@@ -69,9 +69,7 @@ function isSSEEvent(value: unknown): value is SSEEvent {
 export type EventItem<S extends z.ZodType> = z.input<S> | SSEEvent<z.input<S>>;
 
 /** What an endpoint with named `events` yields: an `sseEvent` whose name picks the data's schema. */
-export type NamedEventItem<M extends Record<string, z.ZodType>> = {
-  [K in keyof M & string]: SSEEvent<z.input<M[K]>> & { readonly event: K };
-}[keyof M & string] | SSEEvent<never>;
+export type NamedEventItem<M extends Record<string, z.ZodType>> = { [K in keyof M & string]: SSEEvent<z.input<M[K]>> }[keyof M & string];
 
 /** What a streaming handler may return: an (async) iterable of items, or a response sent as given. */
 export type StreamResult<T> =

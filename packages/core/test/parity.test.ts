@@ -151,7 +151,7 @@ describe('binding', () => {
     expect(res.json()).toEqual({ x_token: 't1' });
     const missing = await client.get('/headers');
     expect(missing.status).toBe(422);
-    expect(missing.json().errors).toEqual([{ in: 'header', path: ['x_token'], message: 'Field required', code: 'missing' }]);
+    expect(missing.json<any>().errors).toEqual([{ in: 'header', path: ['x_token'], message: 'Field required', code: 'missing' }]);
   });
   it('cookie models spread their fields over cookies; a strict one refuses others', async () => {
     const res = await client.get('/cookies', { headers: { cookie: 'session_id=123; fatebook_tracker=456; other=1' } });
@@ -159,13 +159,13 @@ describe('binding', () => {
     expect((await client.get('/strict-cookies', { headers: { cookie: 'session_id=1' } })).json()).toEqual({ session_id: '1' });
     const extra = await client.get('/strict-cookies', { headers: { cookie: 'session_id=1; santa_tracker=good' } });
     expect(extra.status).toBe(422);
-    expect(extra.json().errors[0]).toMatchObject({ in: 'cookie', code: 'unrecognized_keys' });
+    expect(extra.json<any>().errors[0]).toMatchObject({ in: 'cookie', code: 'unrecognized_keys' });
   });
   it('a strict query model answers an unknown key with 422; an ordinary one ignores it', async () => {
     expect((await client.get('/search?limit=5&page=2')).json()).toEqual({ limit: 5, order_by: 'created_at', page: 2 });
     const unknown = await client.get('/search?limit=5&tool=plumbus');
     expect(unknown.status).toBe(422);
-    expect(unknown.json().errors).toEqual([expect.objectContaining({ in: 'query', path: [], code: 'unrecognized_keys' })]);
+    expect(unknown.json<any>().errors).toEqual([expect.objectContaining({ in: 'query', path: [], code: 'unrecognized_keys' })]);
     expect((await client.get('/loose?limit=3&tool=plumbus')).json()).toEqual({ limit: 3 });
   });
   it('alias names the key or header on the wire; underscores are read as written', async () => {
