@@ -81,10 +81,12 @@ export function placeQueryOperations(document: Schema, version: OpenAPIVersion):
   }
 }
 
-/** With any security scheme in the app, an operation without a guard says `security: []` (public on purpose). */
+/**
+ * An operation without a guard says `security: []` (public, on purpose), so linters (Redocly's
+ * `security-defined`) and generators read it as public rather than as undocumented; in an app with
+ * no security scheme at all every operation is public, and says so too.
+ */
 export function markPublicOperations(document: Schema): void {
-  const schemes = (document.components as Schema | undefined)?.securitySchemes as Schema | undefined;
-  if (!schemes || Object.keys(schemes).length === 0) return;
   for (const [, , operation] of operations(document)) {
     if (operation.security === undefined) operation.security = [];
   }
