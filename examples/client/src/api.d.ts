@@ -161,9 +161,9 @@ export interface components {
              * @default user
              * @enum {string}
              */
-            role?: "admin" | "user" | "guest";
+            role: "admin" | "user" | "guest";
             /** @default [] */
-            tags?: string[];
+            tags: string[];
             address?: components["schemas"]["Address"];
             id: number;
         };
@@ -480,4 +480,7 @@ export interface operations {
             };
         };
     };
+}
+/** The item (event data, or JSON line) type of each streamed answer: `streams[path][method]`. */
+export interface streams {
 }
