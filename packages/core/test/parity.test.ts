@@ -268,4 +268,71 @@ describe('the document', () => {
     v32.query('/find', { params: { q: z.string() } }, ({ q }) => ({ q }));
     expect(Object.keys((v32.openapi() as any).paths['/find'])).toEqual(['query']);
   });
+
+  it("renders a parameter's title as its schema's title and its description beside it", () => {
+    const app = new API({ logger: false });
+    app.get(
+      '/items',
+      {
+        params: {
+          q: query(z.string().meta({ title: 'Query string' }).describe('Words to look for').optional(), { deprecated: true }),
+          t: z.string().meta({ title: 'Only a title' }).optional(),
+          old: z.string().meta({ deprecated: true, description: 'Use q' }).optional(),
+          h: header(z.object({ x_token: z.string() })),
+        },
+      },
+      () => ({}),
+    );
+    const parameters = (app.openapi() as any).paths['/items'].get.parameters;
+    expect(parameters).toEqual([
+      { name: 'q', in: 'query', required: false, description: 'Words to look for', deprecated: true, schema: { type: 'string', title: 'Query string' } },
+      { name: 't', in: 'query', required: false, schema: { type: 'string', title: 'Only a title' } },
+      { name: 'old', in: 'query', required: false, description: 'Use q', deprecated: true, schema: { type: 'string' } },
+      { name: 'x-token', in: 'header', required: true, schema: { type: 'string' } },
+    ]);
+  });
+
+  it('requires defaulted fields in output schemas, keeps them optional in input', () => {
+    const app = new API({ logger: false });
+    const User = z.object({ name: z.string(), role: z.string().default('user'), tags: z.array(z.string()).default([]) }).meta({ id: 'User' });
+    app.post('/users', { params: { user: User }, response: User }, ({ user }) => user);
+    const doc = app.openapi() as any;
+    expect(doc.components.schemas.User.required).toEqual(['name', 'role', 'tags']);
+    expect(doc.components.schemas.UserInput.required).toEqual(['name']);
+  });
+
+  it('describes events as OpenAPI 3.2 does, one branch per name; public operations say security: []', () => {
+    const app = new API({ logger: false, openapiVersion: '3.2.0' });
+    const Welcome = z.object({ latest: z.int() }).meta({ id: 'Welcome' });
+    const Message = z.object({ text: z.string() }).meta({ id: 'Message' });
+    app.get('/feed', { events: { welcome: Welcome, message: Message } }, async function* () {});
+    app.get('/rows', { lines: Message }, async function* () {});
+    const doc = app.openapi() as any;
+    const item = doc.paths['/feed'].get.responses['200'].content['text/event-stream'].itemSchema;
+    expect(item.oneOf).toHaveLength(2);
+    expect(item.oneOf[0]).toEqual({
+      type: 'object',
+      required: ['data', 'event'],
+      properties: {
+        data: { type: 'string', contentMediaType: 'application/json', contentSchema: { $ref: '#/components/schemas/Welcome' } },
+        event: { type: 'string', const: 'welcome' },
+        id: { type: 'string' },
+        retry: { type: 'integer', minimum: 0 },
+      },
+    });
+    expect(doc.paths['/rows'].get.responses['200'].content['application/jsonl'].itemSchema).toEqual({ $ref: '#/components/schemas/Message' });
+    expect(doc.paths['/feed'].get.security).toEqual([]);
+  });
+
+  it('documents declared response headers and examples', () => {
+    const app = new API({ logger: false });
+    const Echo = z.object({ text: z.string().meta({ examples: ['hello'] }) }).meta({ id: 'Echo' });
+    app.post('/echo', { params: { text: z.string() }, response: Echo, responses: { 200: { description: 'The text', headers: { 'X-Echo': z.string() } } } }, ({ text }) => ({ text }));
+    const doc = app.openapi() as any;
+    const ok = doc.paths['/echo'].post.responses['200'];
+    expect(ok.description).toBe('The text');
+    expect(ok.headers['X-Echo']).toMatchObject({ schema: { type: 'string' } });
+    expect(ok.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Echo' });
+    expect(doc.components.schemas.Echo.properties.text.examples).toEqual(['hello']);
+  });
 });
