@@ -433,9 +433,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description The body sent */
             200: {
                 headers: {
+                    "X-Echo"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
