@@ -12,7 +12,9 @@ import { createApp as uploadsApp } from '../../uploads/src/app.js';
 import { type EventsClient, eventsClient, exportMessages, followFeed } from '../src/streams.js';
 import { uploadAvatar, uploadsClient } from '../src/uploads.js';
 
-const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0]);
+const PNG = new Uint8Array([
+  0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0,
+]);
 
 describe('typed streams with @fnapi/client', () => {
   let server: TestClient;

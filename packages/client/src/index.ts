@@ -45,7 +45,8 @@ export class StreamError extends Error {
     super(typeof detail === 'string' && detail !== '' ? detail : 'The stream ended with an error');
     this.name = 'StreamError';
     this.problem = problem;
-    this.status = status ?? (typeof problem === 'object' && problem !== null ? numberOr((problem as { status?: unknown }).status) : undefined);
+    this.status =
+      status ?? (typeof problem === 'object' && problem !== null ? numberOr((problem as { status?: unknown }).status) : undefined);
   }
 }
 

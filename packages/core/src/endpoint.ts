@@ -96,10 +96,10 @@ export type HandlerFor<O, I> = O extends { events: infer S extends z.ZodType }
   : O extends { events: infer M extends Record<string, z.ZodType> }
     ? StreamHandler<I, NamedEventItem<M>>
     : O extends { lines: infer S extends z.ZodType }
-    ? StreamHandler<I, z.input<S>>
-    : O extends { response: infer S extends z.ZodType }
-      ? Handler<I, HandlerResult<S>>
-      : Handler<I>;
+      ? StreamHandler<I, z.input<S>>
+      : O extends { response: infer S extends z.ZodType }
+        ? Handler<I, HandlerResult<S>>
+        : Handler<I>;
 
 /**
  * Runs before the request's body is read and its parameters bound (the auth functions are guards):

@@ -197,7 +197,10 @@ export class FileResponse extends Response {
     // If-Range: the range only while the file is still the one the client has part of.
     const ifRange = request.headers.get('if-range');
     if (ifRange !== null) {
-      const current = ifRange.trim().startsWith('"') || ifRange.trim().startsWith('W/') ? ifRange.trim() === etag : modified !== undefined && Date.parse(ifRange) === modified.getTime();
+      const current =
+        ifRange.trim().startsWith('"') || ifRange.trim().startsWith('W/')
+          ? ifRange.trim() === etag
+          : modified !== undefined && Date.parse(ifRange) === modified.getTime();
       if (!current) return this;
     }
     const range = parseRange(header, size);

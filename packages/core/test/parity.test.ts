@@ -54,11 +54,22 @@ function build() {
   });
   app.get('/files/{file_path:path}', {}, ({ file_path }) => ({ file_path }));
   app.get('/headers', { params: { h: header(z.object({ x_token: z.string(), traceparent: z.string().optional() })) } }, ({ h }) => h);
-  app.get('/cookies', { params: { c: cookie(z.object({ session_id: z.string(), fatebook_tracker: z.string().optional() })) } }, ({ c }) => c);
+  app.get(
+    '/cookies',
+    { params: { c: cookie(z.object({ session_id: z.string(), fatebook_tracker: z.string().optional() })) } },
+    ({ c }) => c,
+  );
   app.get('/strict-cookies', { params: { c: cookie(z.strictObject({ session_id: z.string() })) } }, ({ c }) => c);
   app.get(
     '/search',
-    { params: { filter: query(z.strictObject({ limit: z.int().max(100).default(100), order_by: z.enum(['created_at', 'updated_at']).default('created_at') })), page: z.int().optional() } },
+    {
+      params: {
+        filter: query(
+          z.strictObject({ limit: z.int().max(100).default(100), order_by: z.enum(['created_at', 'updated_at']).default('created_at') }),
+        ),
+        page: z.int().optional(),
+      },
+    },
     ({ filter, page }) => ({ ...filter, page }),
   );
   app.get('/loose', { params: { filter: z.object({ limit: z.int().default(10) }) } }, ({ filter }) => filter);
@@ -80,14 +91,30 @@ function build() {
     yield sseEvent({ data: 'line one\nline two', raw: true, event: 'text' });
     yield { n: 1 };
   });
-  app.get('/named', { events: { welcome: z.object({ hi: z.string() }), message: z.object({ text: z.string() }) }, ping: 0 }, async function* () {
-    yield sseEvent({ event: 'welcome', data: { hi: 'there' } });
-    yield sseEvent({ event: 'message', data: { text: 'x' } });
-  });
+  app.get(
+    '/named',
+    { events: { welcome: z.object({ hi: z.string() }), message: z.object({ text: z.string() }) }, ping: 0 },
+    async function* () {
+      yield sseEvent({ event: 'welcome', data: { hi: 'there' } });
+      yield sseEvent({ event: 'message', data: { text: 'x' } });
+    },
+  );
   app.get('/report', { response: binary(['application/pdf']) }, () => new FileResponse(pdf));
-  app.get('/report/{name}', { response: binary(['application/pdf']) }, ({ name }) => new FileResponse(join(dir, name), { filename: 'Résumé été.pdf' }));
-  app.get('/inline', { response: binary(['text/plain']) }, () => new FileResponse(new TextEncoder().encode('hello'), { filename: 'a.txt', inline: true }));
-  app.get('/blob', { response: binary(['image/png']) }, () => new FileResponse(new Blob([new Uint8Array([1, 2, 3, 4])], { type: 'image/png' })));
+  app.get(
+    '/report/{name}',
+    { response: binary(['application/pdf']) },
+    ({ name }) => new FileResponse(join(dir, name), { filename: 'Résumé été.pdf' }),
+  );
+  app.get(
+    '/inline',
+    { response: binary(['text/plain']) },
+    () => new FileResponse(new TextEncoder().encode('hello'), { filename: 'a.txt', inline: true }),
+  );
+  app.get(
+    '/blob',
+    { response: binary(['image/png']) },
+    () => new FileResponse(new Blob([new Uint8Array([1, 2, 3, 4])], { type: 'image/png' })),
+  );
   app.get('/stream-file', { response: binary(['text/csv']) }, () => {
     async function* rows() {
       yield 'a,b\n';
@@ -128,7 +155,9 @@ describe('cookies and response headers', () => {
   it('expires a cookie on a tuple answer', async () => {
     const res = await client.get('/logout');
     expect(res.status).toBe(202);
-    expect(res.headers['set-cookie']).toMatch(/^session=; Max-Age=0; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax$/);
+    expect(res.headers['set-cookie']).toMatch(
+      /^session=; Max-Age=0; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax$/,
+    );
   });
   it('an invalid cookie name is a server bug (500)', async () => {
     expect((await client.get('/bad-cookie')).status).toBe(500);
@@ -234,7 +263,9 @@ describe('FileResponse', () => {
   });
   it('encodes a name that is not plain ASCII with filename* (RFC 6266)', async () => {
     const res = await client.get('/report/report.pdf');
-    expect(res.headers['content-disposition']).toBe(`attachment; filename="R_sum_ _t_.pdf"; filename*=UTF-8''R%C3%A9sum%C3%A9%20%C3%A9t%C3%A9.pdf`);
+    expect(res.headers['content-disposition']).toBe(
+      `attachment; filename="R_sum_ _t_.pdf"; filename*=UTF-8''R%C3%A9sum%C3%A9%20%C3%A9t%C3%A9.pdf`,
+    );
     expect((await client.get('/report/missing.pdf')).status).toBe(404);
   });
   it('sends bytes inline, a Blob, and a stream with its size', async () => {
@@ -260,7 +291,9 @@ describe('the document', () => {
     const doc = app.openapi() as any;
     expect(doc.paths['/files/{file_path}'].get.parameters[0]).toMatchObject({ name: 'file_path', in: 'path', required: true });
     expect(doc.paths['/find']['x-query']).toBeDefined();
-    expect(doc.paths['/report'].get.responses['200'].content).toEqual({ 'application/pdf': { schema: { type: 'string', format: 'binary' } } });
+    expect(doc.paths['/report'].get.responses['200'].content).toEqual({
+      'application/pdf': { schema: { type: 'string', format: 'binary' } },
+    });
     expect(doc.paths['/report'].get.responses['204']).toBeUndefined();
     const names = doc.paths['/aliased'].get.parameters.map((p: any) => `${p.in}:${p.name}`);
     expect(names).toEqual(['query:item-query', 'header:x_legacy_token', 'header:strange']);
@@ -285,7 +318,14 @@ describe('the document', () => {
     );
     const parameters = (app.openapi() as any).paths['/items'].get.parameters;
     expect(parameters).toEqual([
-      { name: 'q', in: 'query', required: false, description: 'Words to look for', deprecated: true, schema: { type: 'string', title: 'Query string' } },
+      {
+        name: 'q',
+        in: 'query',
+        required: false,
+        description: 'Words to look for',
+        deprecated: true,
+        schema: { type: 'string', title: 'Query string' },
+      },
       { name: 't', in: 'query', required: false, schema: { type: 'string', title: 'Only a title' } },
       { name: 'old', in: 'query', required: false, description: 'Use q', deprecated: true, schema: { type: 'string' } },
       { name: 'x-token', in: 'header', required: true, schema: { type: 'string' } },
@@ -294,7 +334,9 @@ describe('the document', () => {
 
   it('requires defaulted fields in output schemas, keeps them optional in input', () => {
     const app = new API({ logger: false });
-    const User = z.object({ name: z.string(), role: z.string().default('user'), tags: z.array(z.string()).default([]) }).meta({ id: 'User' });
+    const User = z
+      .object({ name: z.string(), role: z.string().default('user'), tags: z.array(z.string()).default([]) })
+      .meta({ id: 'User' });
     app.post('/users', { params: { user: User }, response: User }, ({ user }) => user);
     const doc = app.openapi() as any;
     expect(doc.components.schemas.User.required).toEqual(['name', 'role', 'tags']);
@@ -320,14 +362,20 @@ describe('the document', () => {
         retry: { type: 'integer', minimum: 0 },
       },
     });
-    expect(doc.paths['/rows'].get.responses['200'].content['application/jsonl'].itemSchema).toEqual({ $ref: '#/components/schemas/Message' });
+    expect(doc.paths['/rows'].get.responses['200'].content['application/jsonl'].itemSchema).toEqual({
+      $ref: '#/components/schemas/Message',
+    });
     expect(doc.paths['/feed'].get.security).toEqual([]);
   });
 
   it('documents declared response headers and examples', () => {
     const app = new API({ logger: false });
     const Echo = z.object({ text: z.string().meta({ examples: ['hello'] }) }).meta({ id: 'Echo' });
-    app.post('/echo', { params: { text: z.string() }, response: Echo, responses: { 200: { description: 'The text', headers: { 'X-Echo': z.string() } } } }, ({ text }) => ({ text }));
+    app.post(
+      '/echo',
+      { params: { text: z.string() }, response: Echo, responses: { 200: { description: 'The text', headers: { 'X-Echo': z.string() } } } },
+      ({ text }) => ({ text }),
+    );
     const doc = app.openapi() as any;
     const ok = doc.paths['/echo'].post.responses['200'];
     expect(ok.description).toBe('The text');

@@ -46,7 +46,9 @@ export async function clientTypes(document: Json, source: string): Promise<strin
     },
   });
   const streams = streamItems(document).map(({ path, method, schema }) => {
-    const type = context ? astToString(transformSchemaObject(schema as never, { path: `#/streams${path}/${method}`, ctx: context })) : 'unknown';
+    const type = context
+      ? astToString(transformSchemaObject(schema as never, { path: `#/streams${path}/${method}`, ctx: context }))
+      : 'unknown';
     return { path, method, type: type.trim() };
   });
   return (
@@ -89,7 +91,8 @@ function streamsInterface(items: { path: string; method: string; type: string }[
     lines.push(`        ${method}: ${type.replace(/\n/g, '\n        ')};`);
     byPath.set(path, lines);
   }
-  let text = '/** The item (event data, or JSON line) type of each streamed answer: `streams[path][method]`. */\nexport interface streams {\n';
+  let text =
+    '/** The item (event data, or JSON line) type of each streamed answer: `streams[path][method]`. */\nexport interface streams {\n';
   for (const [path, lines] of byPath) text += `    ${JSON.stringify(path)}: {\n${lines.join('\n')}\n    };\n`;
   return `${text}}\n`;
 }

@@ -161,7 +161,10 @@ describe('checkContract on clean apps', () => {
       return new Response('not a png', { mediaType: 'text/plain' });
     });
     const report = await checkContract(app, { runs: 20, seed: 5 });
-    expect(report.failures.filter((f) => f.operationId === 'report'), formatReport(report)).toEqual([]);
+    expect(
+      report.failures.filter((f) => f.operationId === 'report'),
+      formatReport(report),
+    ).toEqual([]);
     const wrong = report.failures.filter((f) => f.operationId === 'image');
     expect(wrong.map((f) => f.kind)).toEqual(['body-mismatch']);
   }, 120_000);

@@ -31,7 +31,9 @@ function metaOf(schema: z.ZodType): Schema {
   for (let guard = 0; current !== undefined && guard < 32; guard++) {
     const meta = z.globalRegistry.get(current) as Schema | undefined;
     if (meta) for (const [key, value] of Object.entries(meta)) if (!(key in merged)) merged[key] = value;
-    const def: { innerType?: z.ZodType; in?: z.ZodType; type: string } = (current as unknown as { _zod: { def: { innerType?: z.ZodType; in?: z.ZodType; type: string } } })._zod.def;
+    const def: { innerType?: z.ZodType; in?: z.ZodType; type: string } = (
+      current as unknown as { _zod: { def: { innerType?: z.ZodType; in?: z.ZodType; type: string } } }
+    )._zod.def;
     current = def.innerType ?? (def.type === 'pipe' ? def.in : undefined);
   }
   return merged;
@@ -170,7 +172,8 @@ export function describeUploads(operation: Operation | undefined, params: Params
     if (options.types?.length) encoding[name] = { contentType: options.types.join(', ') };
     const limit = `At most ${options.maxSize} bytes${options.array ? ' per file' : ''}.`;
     property.description = typeof property.description === 'string' ? `${property.description} ${limit}` : limit;
-    if (options.array && maxFiles !== undefined && property.type === 'array' && property.maxItems === undefined) property.maxItems = maxFiles;
+    if (options.array && maxFiles !== undefined && property.type === 'array' && property.maxItems === undefined)
+      property.maxItems = maxFiles;
   }
   if (Object.keys(encoding).length > 0) media.encoding = { ...(media.encoding as Schema | undefined), ...encoding };
 }

@@ -87,7 +87,16 @@ function scalarEntry(
   // Path segments are single values: an array schema there simply gets the string (and zod rejects it).
   const array = location !== 'path' && isArraySchema(schema);
   const target = array ? (defOf(unwrap(schema)).element as z.ZodType) : schema;
-  return { kind: 'scalar', name, in: location, wire, schema, array, convert: lenient(converterFor(target)), ...(options ? { options } : {}) };
+  return {
+    kind: 'scalar',
+    name,
+    in: location,
+    wire,
+    schema,
+    array,
+    convert: lenient(converterFor(target)),
+    ...(options ? { options } : {}),
+  };
 }
 
 /** A header's name on the wire: the alias as written, else the parameter's with underscores as hyphens. */

@@ -82,7 +82,10 @@ export function readerFor(e: Entry): Reader {
       const optional = e.optional;
       const newObject = objectFactory(fields.map((f) => f.name));
       // Where each field's raw value (a string, or every value of a repeated key) comes from.
-      const source: (raw: RawInput, cookies: Record<string, string | undefined> | undefined) => (wire: string) => string | string[] | undefined =
+      const source: (
+        raw: RawInput,
+        cookies: Record<string, string | undefined> | undefined,
+      ) => (wire: string) => string | string[] | undefined =
         e.in === 'query'
           ? (raw) => (wire) => raw.query[wire]
           : e.in === 'cookie'
