@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# The examples' OpenAPI documents, written by the fnapi command, linted by Redocly (recommended rules)
-# and Spectral (spectral:oas): any error or warning fails.
+# Every example's OpenAPI document, as 3.1 and as 3.2, written by the fnapi command and linted by Redocly
+# (recommended rules) and Spectral (spectral:oas): any error fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for example in basic uploads; do
-  out=$(mktemp -d)/openapi.json
-  NODE_OPTIONS=--conditions=@fnapi/source node --import tsx packages/dev/src/cli.ts openapi "examples/$example/src/document.ts" -o "$out"
-  pnpm exec redocly lint "$out" --format=stylish
-  pnpm exec spectral lint "$out" --ruleset .spectral.yaml --fail-severity=warn
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for entry in examples/*/src/document.ts; do
+  example=$(basename "$(dirname "$(dirname "$entry")")")
+  for version in 3.1.0 3.2.0; do
+    file="$out/$example-$version.json"
+    NODE_OPTIONS=--conditions=@fnapi/source node --import tsx packages/dev/src/cli.ts openapi "$entry" -o "$file" --openapi-version "$version"
+    pnpm exec redocly lint "$file" --format=stylish
+    pnpm exec spectral lint "$file" --ruleset .spectral.yaml --fail-severity=error
+  done
 done

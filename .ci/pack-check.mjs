@@ -126,6 +126,36 @@ const COMBINATIONS = {
       void handler; void azure;
       export type R = APIGatewayProxyResultV2;`,
   },
+  client: {
+    packages: ['@fnapi/client'],
+    smoke: `
+      import { readEvents, readLines, StreamError } from '@fnapi/client';
+      const events = [];
+      for await (const e of readEvents(new Response(': ping\\n\\nevent: tick\\nid: 1\\ndata: {"n":1}\\n\\n'))) events.push(e);
+      if (JSON.stringify(events) !== '[{"data":{"n":1},"id":"1","event":"tick"}]') throw new Error(JSON.stringify(events));
+      const rows = [];
+      for await (const row of readLines(new Response('{"a":1}\\n{"a":2}\\n'))) rows.push(row);
+      if (rows.length !== 2 || rows[1].a !== 2) throw new Error(JSON.stringify(rows));
+      try {
+        for await (const _ of readEvents(new Response('event: error\\ndata: {"status":500}\\n\\n'))) void _;
+        throw new Error('no StreamError');
+      } catch (error) {
+        if (!(error instanceof StreamError) || error.status !== 500) throw error;
+      }`,
+    typed: `
+      import { readEvents, readLines, StreamError, type StreamEvent, type StreamSource } from '@fnapi/client';
+      interface streams { '/ticks': { get: { n: number } } }
+      export async function ticks(response: StreamSource): Promise<number> {
+        let total = 0;
+        for await (const event of readEvents<streams['/ticks']['get']>(response)) {
+          const e: StreamEvent<{ n: number }> = event;
+          total += e.data.n + (e.id === undefined ? 0 : 1);
+        }
+        for await (const row of readLines<{ n: number }>(response)) total += row.n;
+        return total;
+      }
+      export const isStreamError = (e: unknown): e is StreamError => e instanceof StreamError;`,
+  },
   dev: {
     packages: ['@fnapi/dev'],
     entry: `

@@ -16,6 +16,7 @@ export function createApp(options: AuthExampleOptions = {}): API {
   const secret = options.jwtSecret ?? process.env.JWT_SECRET ?? 'change-me-this-is-only-a-demo-secret';
   const app = new API({
     title: 'fnapi auth example',
+    servers: [{ url: '/', description: 'The server serving this document' }],
     description: 'JWT login, bearer-protected routes, API keys with permissions and HTTP Basic.',
     version: '1.0.0',
     logger: options.logger,

@@ -112,6 +112,8 @@ export function createApp(options: APIOptions = {}): API {
       // Any JSON comes back, so there is no model; the status is fixed (it never answers 204).
       statusCode: 200,
       params: { payload: body(z.json(), { whole: true }) },
+      // The header it sends is documented, so clients and mocks know it.
+      responses: { 200: { description: 'The body sent', headers: { 'X-Echo': z.literal('true') } } },
     },
     function echo({ payload }) {
       return new JSONResponse(payload, { headers: { 'x-echo': 'true' } });

@@ -161,9 +161,9 @@ export interface components {
              * @default user
              * @enum {string}
              */
-            role?: "admin" | "user" | "guest";
+            role: "admin" | "user" | "guest";
             /** @default [] */
-            tags?: string[];
+            tags: string[];
             address?: components["schemas"]["Address"];
             id: number;
         };
@@ -433,9 +433,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description The body sent */
             200: {
                 headers: {
+                    "X-Echo"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -480,4 +481,7 @@ export interface operations {
             };
         };
     };
+}
+/** The item (event data, or JSON line) type of each streamed answer: `streams[path][method]`. */
+export interface streams {
 }

@@ -31,7 +31,12 @@ export function createApp(options: DatabaseExampleOptions = {}): { app: API; poo
   const authors = `${prefix}_authors`;
   const todos = `${prefix}_todos`;
   const pool = new ConnectionPool(url, { minSize: 2, maxSize: 10, acquireTimeout: 5 });
-  const app = new API({ title: 'fnapi database example', version: '1.0.0', logger: options.logger });
+  const app = new API({
+    title: 'fnapi database example',
+    version: '1.0.0',
+    servers: [{ url: '/', description: 'The server serving this document' }],
+    logger: options.logger,
+  });
 
   app.onStartup(async () => {
     await pool.query(`create table if not exists ${authors} (id serial primary key, name text not null)`);

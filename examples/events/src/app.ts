@@ -17,7 +17,12 @@ export interface ExampleOptions extends APIOptions {
 /** A live message feed: a page that follows it with `EventSource`, and a JSON Lines export. */
 export function createApp(options: ExampleOptions = {}): API {
   const { feed = new Feed(), retry = 1000, ...apiOptions } = options;
-  const app = new API({ title: 'fnapi events example', version: '1.0.0', ...apiOptions });
+  const app = new API({
+    title: 'fnapi events example',
+    version: '1.0.0',
+    servers: [{ url: '/', description: 'The server serving this document' }],
+    ...apiOptions,
+  });
 
   app.get('/', { includeInSchema: false }, () => new HTMLResponse(PAGE));
 

@@ -15,18 +15,25 @@ const User = z
  * platform and only wraps the app in that platform's adapter.
  */
 export function createApp(): API {
-  const app = new API({ title: 'fnapi on serverless platforms', version: '1.0.0' });
+  const app = new API({
+    title: 'fnapi on serverless platforms',
+    version: '1.0.0',
+    servers: [{ url: '/', description: 'The server serving this document' }],
+  });
 
-  app.get('/hello', () => ({ message: 'hello' }));
+  app.get('/hello', { summary: 'Say hello' }, () => ({ message: 'hello' }));
   app.get(
     '/users/{id}/posts/{postId}',
-    { params: { id: z.int(), postId: z.int(), page: z.int().default(1), limit: z.int().default(20) } },
+    {
+      summary: "One of a user's posts",
+      params: { id: z.int(), postId: z.int(), page: z.int().default(1), limit: z.int().default(20) },
+    },
     ({ id, postId, page, limit }) => ({ id, postId, page, limit }),
   );
-  app.post('/users', { params: { user: User }, statusCode: 201 }, ({ user }) => user);
+  app.post('/users', { summary: 'Create a user', params: { user: User }, statusCode: 201 }, ({ user }) => user);
   // Sent as it is produced where the platform streams (Lambda's streamHandler, Cloud Functions,
   // Vercel, Azure with HTTP streams, Netlify v2); buffered into one answer elsewhere.
-  app.get('/countdown', { params: { from: z.int().min(1).max(10).default(3) } }, ({ from }) => {
+  app.get('/countdown', { summary: 'Count down, line by line', params: { from: z.int().min(1).max(10).default(3) } }, ({ from }) => {
     async function* lines() {
       for (let n = from; n > 0; n--) {
         yield `${n}\n`;

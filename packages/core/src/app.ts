@@ -334,7 +334,9 @@ export class API extends RouteGroup implements Runtime {
       docsCdn: this.options.docsCdn,
       validationError: this.options.validationError,
       middleware: this.middleware,
-      openapiVersion: this.options.openapiVersion,
+      // `fnapi openapi --openapi-version 3.2.0` asks for the other version of an app that names none.
+      openapiVersion: this.options.openapiVersion ?? versionFromEnvironment(),
+      maxFiles: this.options.maxFiles ?? DEFAULT_MAX_FILES,
       info: {
         servers: this.options.servers,
         contact: this.options.contact,
@@ -410,4 +412,10 @@ function shutdownDelayMs(seconds: number | undefined): number {
   if (!Number.isFinite(seconds) || seconds < 0)
     throw new RangeError(`shutdownDelay must be a number of seconds ≥ 0, got ${String(seconds)}`);
   return Math.round(seconds * 1000);
+}
+
+/** `FNAPI_OPENAPI_VERSION` (set by `fnapi openapi --openapi-version`), when it names a version fnapi writes. */
+function versionFromEnvironment(): OpenAPIVersion | undefined {
+  const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.FNAPI_OPENAPI_VERSION;
+  return value === '3.1.0' || value === '3.2.0' ? value : undefined;
 }

@@ -14,6 +14,7 @@ import { Response } from './response.js';
 import { streamOf } from './streams.js';
 import type { ValidationErrorFormat } from './runtime.js';
 import { operationResponses } from './statuses.js';
+import { documentedPath } from './route-table.js';
 
 export interface DocumentSettings {
   title: string;
@@ -27,6 +28,8 @@ export interface DocumentSettings {
   /** The app's middleware (their `responses` are documented on every operation). */
   middleware: readonly Middleware[];
   openapiVersion: OpenAPIVersion | undefined;
+  /** The app's `maxFiles` (the `maxItems` of a list of files). */
+  maxFiles?: number;
   /** The rest of the document's `info` and top level: servers, contact, license, terms, tag descriptions. */
   info: Pick<DocumentInfo, 'servers' | 'contact' | 'license' | 'termsOfService' | 'tags'>;
 }
@@ -41,7 +44,7 @@ function operationOf(endpoint: RegisteredEndpoint, settings: DocumentSettings): 
   const middleware = [...settings.middleware, ...endpoint.routers.flatMap((router) => router.middleware), ...own];
   return {
     method: endpoint.method,
-    path: endpoint.path,
+    path: documentedPath(endpoint.path),
     operationId: endpoint.operationId,
     summary: options.summary,
     description: options.description,
@@ -75,6 +78,7 @@ export function describeApp(
       http: { reasonPhrase, statusHasBody, jsonMediaType: JSON_TYPE, problemMediaType: PROBLEM_JSON },
       onSchemaProblem,
       openapiVersion: settings.openapiVersion,
+      ...(settings.maxFiles !== undefined ? { maxFiles: settings.maxFiles } : {}),
     },
   );
 }

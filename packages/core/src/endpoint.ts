@@ -4,9 +4,9 @@ import { endpointMiddleware } from './endpoint-middleware.js';
 import type { Middleware } from './pipeline.js';
 import type { Request } from './request.js';
 import type { Response } from './response.js';
-import type { EventItem, StreamResult } from './streams.js';
+import type { EventItem, EventsOption, NamedEventItem, StreamResult } from './streams.js';
 
-export type HTTPMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS' | (string & {});
+export type HTTPMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'QUERY' | 'HEAD' | 'OPTIONS' | (string & {});
 
 /**
  * Options of the shorthands (`app.get(route, options, handler)`): everything but `route` and `method`.
@@ -19,6 +19,11 @@ export interface RouteOptions<P extends ParamsShape = ParamsShape, S extends Sch
   response?: S;
   /** Success status; default 200 (204 when the handler returns nothing and this is unset). */
   statusCode?: number;
+  /**
+   * Default false; true leaves out of the answer every field the handler's value did not set, even
+   * where the `response` model has a default (partial-update answers).
+   */
+  responseExcludeUnset?: boolean;
   tags?: string[];
   summary?: string;
   description?: string;
@@ -41,8 +46,11 @@ export interface RouteOptions<P extends ParamsShape = ParamsShape, S extends Sch
    * `HTTPError` of such a status is documented with the problem body unless `schema` is given.
    */
   responses?: Record<number, DeclaredResponse>;
-  /** The handler yields these, sent as server-sent events (`text/event-stream`). */
-  events?: Schema;
+  /**
+   * The handler yields these, sent as server-sent events (`text/event-stream`); with an object of
+   * names (`{ welcome: Welcome, message: Message }`) each item is `sseEvent({ event: name, data })`.
+   */
+  events?: EventsOption;
   /** The handler yields these, sent as JSON Lines (`application/jsonl`). */
   lines?: Schema;
   /** Seconds without an event before an event stream sends `: ping`; default 15, 0 turns it off. */
@@ -64,8 +72,8 @@ export type DeclaredResponse =
       description: string;
       /** The body's schema (sent as JSON); default the problem body of that status. */
       schema?: Schema;
-      /** Response headers: a description, or a description, a schema and whether it is always sent. */
-      headers?: Record<string, string | { description?: string; schema?: z.ZodType; required?: boolean }>;
+      /** Response headers: a description, a schema, or a description, a schema and whether it is always sent. */
+      headers?: Record<string, string | z.ZodType | { description?: string; schema?: z.ZodType; required?: boolean }>;
     };
 
 export type Handler<I = any, O = unknown> = (input: I, request: Request) => O;
@@ -85,7 +93,11 @@ export type StreamHandler<I, T> = (input: I, request: Request) => StreamResult<T
 
 /** The handler an endpoint's options call for: with `events`/`lines`, one whose items are checked. */
 export type HandlerFor<O, I> = O extends { events: infer S }
-  ? StreamHandler<I, EventItem<S>>
+  ? S extends { readonly '~standard': unknown }
+    ? StreamHandler<I, EventItem<S>>
+    : S extends Record<string, Schema>
+      ? StreamHandler<I, NamedEventItem<S>>
+      : StreamHandler<I, unknown>
   : O extends { lines: infer S }
     ? StreamHandler<I, SchemaInput<S>>
     : O extends { response: infer S }

@@ -34,6 +34,9 @@ export {
   type ResponseOptions,
 } from './response.js';
 export { RequestHeaders, ResponseHeaders } from './headers.js';
+export { FileResponse, contentDisposition, type FileResponseOptions, type FileSource } from './file-response.js';
+export { binary, type BinarySchema } from './binary.js';
+export type { CookieOptions } from './cookies.js';
 export {
   BadRequestError,
   ConflictError,
@@ -78,6 +81,8 @@ export {
   EVENT_STREAM_TYPE,
   JSON_LINES_TYPE,
   type EventItem,
+  type EventsOption,
+  type NamedEventItem,
   type SSEEvent,
   type SSEEventInit,
   type StreamResult,
@@ -107,6 +112,7 @@ export {
   query,
   body,
   file,
+  type ParamOptions,
   form,
   type ValidationIssue,
   type InferInput,

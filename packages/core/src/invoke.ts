@@ -15,6 +15,10 @@ import { headerValueOf, parseJsonOf } from './request-access.js';
 import { loadFormParser, readForm } from './uploads/read-form.js';
 import { fromWebResponse, isWebResponse, JSONResponse, Response } from './response.js';
 import { compileStreamResult } from './streams.js';
+import { mergeResponseHeaders } from './cookies.js';
+import { pruneUnset } from './exclude-unset.js';
+import { FileResponse } from './file-response.js';
+import { isBinarySchema } from './binary.js';
 
 /** Runs an endpoint's guards in order, before anything of the request is read. */
 async function runGuards(guards: readonly Guard[], request: Request): Promise<void> {
@@ -68,11 +72,21 @@ export function compileInvoker(method: string, path: string, pathParams: string[
   const binder = compileBinder({ method, pathParams, params });
   const noInput = pathParams.length === 0 && Object.keys(params).length === 0;
   const usesBody = binder.usesBody;
-  const model = options.response === undefined ? undefined : compiledParser(options.response);
+  const binaryResponse = options.response !== undefined && isBinarySchema(options.response);
+  const model = options.response === undefined || binaryResponse ? undefined : compiledParser(options.response);
+  // A `binary()` endpoint answers with a `FileResponse` or a `Response`; anything else is a server bug.
+  const binaryAnswer = (value: unknown): Response => {
+    if (value instanceof Response) return value;
+    if (isWebResponse(value)) return fromWebResponse(value);
+    throw new ResponseValidationError(label, [
+      { code: 'custom', path: [], message: 'a binary() endpoint answers with a FileResponse or a Response', input: value } as never,
+    ]);
+  };
   const modelIsArray = options.response !== undefined && isArrayLikeSchema(options.response);
   const explicitStatus = options.statusCode;
   const status = explicitStatus ?? 200;
   const label = `${method} ${path}`;
+  const excludeUnset = options.responseExcludeUnset === true;
 
   const toResponse = (result: unknown): Response => {
     if (result instanceof Response) return result;
@@ -91,7 +105,7 @@ export function compileInvoker(method: string, path: string, pathParams: string[
     if (model !== undefined) {
       const parsed = model.safeParse(body);
       if (!parsed.success) throw new ResponseValidationError(label, parsed.error.issues);
-      body = parsed.data;
+      body = excludeUnset ? pruneUnset(parsed.data, body) : parsed.data;
     }
     // A plain Response renders an object as JSON just as JSONResponse does, and is cheaper to make;
     // strings and null still need JSONResponse (a Response would send them as text or empty).
@@ -104,10 +118,20 @@ export function compileInvoker(method: string, path: string, pathParams: string[
   };
 
   const streamed = compileStreamResult(options, label);
+  // What the handler set on its request (`responseHeaders`, cookies) joins its answer.
+  const withExtras = (response: Response, request: Request): MaybePromise<Response> => {
+    const extra = request.responseHeadersIfAny;
+    if (extra !== undefined) mergeResponseHeaders(response.headers, extra);
+    // A file settles its answer against the request (conditional and range requests).
+    return response instanceof FileResponse ? response.prepare(request) : response;
+  };
   const callHandler = (input: Record<string, unknown>, request: Request): MaybePromise<Response> => {
     const result: unknown = handler(input, request);
-    if (streamed !== undefined) return streamed(result, request);
-    return isPromiseLike(result) ? Promise.resolve(result).then(toResponse) : toResponse(result);
+    if (streamed !== undefined) return streamed(result, request).then((response) => withExtras(response, request));
+    if (binaryResponse) return Promise.resolve(result).then((value) => withExtras(binaryAnswer(value), request));
+    return isPromiseLike(result)
+      ? Promise.resolve(result).then((value) => withExtras(toResponse(value), request))
+      : withExtras(toResponse(result), request);
   };
   const bindAndCall = (request: Request, body: unknown, issues?: ValidationIssue[]): MaybePromise<Response> => {
     const bound = binder(new RawView(request, body));

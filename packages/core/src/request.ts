@@ -2,6 +2,7 @@ import { queryValues } from '@fnapi/validation';
 import { parse as parseCookie } from 'cookie';
 import { parse as parseQuery } from 'fast-querystring';
 import { collectBody, decodeText, DEFAULT_BODY_LIMIT, parseJsonBody, tooLarge } from './body.js';
+import { type CookieOptions, cookieLine, expiredCookieLine } from './cookies.js';
 import { BadRequestError } from './errors.js';
 import { DEFAULT_EDGE, forwardedAddress, generateRequestId, isValidRequestId, lastEntry } from './edge.js';
 import { type RawHeaders, RequestHeaders } from './headers.js';
@@ -106,6 +107,7 @@ export class Request {
   private _id: string | undefined;
   private _ip: string | undefined | null = null;
   private _logger: Logger | undefined;
+  private _responseHeaders: Headers | undefined;
   /** The parts the request was built from (body source, disconnect hook), read only when used. */
   private readonly _init: RequestInit;
 
@@ -217,6 +219,29 @@ export class Request {
   /** The reconnecting event-stream client's `Last-Event-ID` header, if sent. */
   get lastEventId(): string | undefined {
     return this.headers.get('last-event-id') ?? undefined;
+  }
+
+  /** Headers merged into the handler's answer (an object, a tuple or a `Response`); made on first use. */
+  get responseHeaders(): Headers {
+    return (this._responseHeaders ??= new Headers());
+  }
+
+  /** `responseHeaders` if the handler touched them, without making them. Internal. */
+  get responseHeadersIfAny(): Headers | undefined {
+    return this._responseHeaders;
+  }
+
+  /**
+   * Sets a cookie on the answer: `path` defaults to `/`, `httpOnly` to true, `sameSite` to `lax`,
+   * `secure` to whether the request's URL is https. An invalid name throws.
+   */
+  setCookie(name: string, value: string, options?: CookieOptions): void {
+    this.responseHeaders.append('set-cookie', cookieLine(name, value, options, this.url.protocol === 'https:'));
+  }
+
+  /** Expires a cookie (give the `path` and `domain` it was set with). */
+  deleteCookie(name: string, options?: CookieOptions): void {
+    this.responseHeaders.append('set-cookie', expiredCookieLine(name, options, this.url.protocol === 'https:'));
   }
 
   get state(): Record<string, unknown> {

@@ -1,3 +1,4 @@
+import { type CookieOptions, cookieLine, expiredCookieLine } from './cookies.js';
 import { type HeadersInit, ResponseHeaders } from './headers.js';
 import type { ProblemDetails } from './errors.js';
 import { BYTES_TYPE, HTML_TYPE, JSON_TYPE, PROBLEM_JSON, TEXT_TYPE } from './http.js';
@@ -45,6 +46,18 @@ export class Response {
     this._headers = value instanceof ResponseHeaders ? value : new ResponseHeaders(value);
   }
 
+  /** Adds a `Set-Cookie` line (options as `request.setCookie`; `secure` defaults to false here). */
+  setCookie(name: string, value: string, options?: CookieOptions): this {
+    this.headers.append('set-cookie', cookieLine(name, value, options, false));
+    return this;
+  }
+
+  /** Adds a `Set-Cookie` line that expires the cookie. */
+  deleteCookie(name: string, options?: CookieOptions): this {
+    this.headers.append('set-cookie', expiredCookieLine(name, options, false));
+    return this;
+  }
+
   /** Headers if any were set, without creating an empty set. */
   get headersIfAny(): ResponseHeaders | undefined {
     return this._headers;
@@ -72,6 +85,11 @@ export class Response {
 
   /** A streamed body, for `StreamingResponse`; plain responses have none. */
   stream(): AsyncIterable<BodyChunk> | ReadableStream<BodyChunk> | undefined {
+    return undefined;
+  }
+
+  /** The length of a streamed body when known in advance (sent as `Content-Length`). */
+  streamLength(): number | undefined {
     return undefined;
   }
 }

@@ -95,6 +95,17 @@ export abstract class RouteGroup {
     return this.shorthand('DELETE', args);
   }
 
+  /** `QUERY`: safe and idempotent with a body, bound like POST. */
+  query<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
+  query<const R extends string, P extends ParamsShape = {}, O extends RouteOptions<P> = RouteOptions<P>>(
+    route: R,
+    options: O & RouteOptions<P>,
+    handler: HandlerFor<O, InferInput<R, P>>,
+  ): this;
+  query(...args: unknown[]): this {
+    return this.shorthand('QUERY', args);
+  }
+
   private shorthand(method: string, args: unknown[]): this {
     const [route, second, third] = args as [string, RouteOptions | Handler, Handler | undefined];
     const options = typeof second === 'function' ? {} : second;

@@ -4,6 +4,8 @@
  */
 
 const PARAM = /^\{([A-Za-z_$][\w$]*)\}$/;
+/** `{name:path}`: the last segment, matching the rest of the path, slashes included. */
+const REST = /^\{([A-Za-z_$][\w$]*):path\}$/;
 const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 export interface RouteMatch<T> {
@@ -14,17 +16,31 @@ export interface RouteMatch<T> {
 interface Node<T> {
   children: Map<string, Node<T>> | undefined;
   param: { name: string; node: Node<T> } | undefined;
+  /** A `{name:path}` segment: the rest of the path. */
+  rest: { name: string; value: T } | undefined;
   value: T | undefined;
 }
 
 function node<T>(): Node<T> {
-  return { children: undefined, param: undefined, value: undefined };
+  return { children: undefined, param: undefined, rest: undefined, value: undefined };
+}
+
+/** The template as documented: `{name:path}` written `{name}`. */
+export function documentedPath(template: string): string {
+  return template.includes(':path}') ? template.replace(/\{([A-Za-z_$][\w$]*):path\}/g, '{$1}') : template;
 }
 
 /** Names of `{param}` segments of a route template, in order. */
 export function pathParamNames(template: string): string[] {
   const names: string[] = [];
-  for (const segment of template.split('/')) {
+  const segments = template.split('/');
+  for (const [index, segment] of segments.entries()) {
+    const rest = REST.exec(segment);
+    if (rest) {
+      if (index !== segments.length - 1) throw new Error(`Route "${template}": {${rest[1]}:path} must be the last segment`);
+      names.push(rest[1]!);
+      continue;
+    }
     if (segment.startsWith(':')) {
       const name = segment.slice(1).replace(/[?*+]$/, '');
       throw new Error(
@@ -73,6 +89,13 @@ export class RouteTable<T> {
     }
     let current = table.root;
     for (const segment of template.split('/').slice(1)) {
+      const rest = REST.exec(segment);
+      if (rest) {
+        if (current.rest !== undefined) return false;
+        current.rest = { name: rest[1]!, value };
+        table.hasDynamic = true;
+        return true;
+      }
       const m = PARAM.exec(segment);
       if (m) {
         if (current.param && current.param.name !== m[1]) {
@@ -133,6 +156,12 @@ function walk<T>(current: Node<T>, path: string, start: number, params: Record<s
       params[param.name] = segment.includes('%') ? decodeSegment(segment) : segment;
       return value;
     }
+  }
+  const rest = current.rest;
+  if (rest !== undefined && start < path.length) {
+    const tail = path.slice(start);
+    params[rest.name] = tail.includes('%') ? decodeSegment(tail) : tail;
+    return rest.value;
   }
   return undefined;
 }

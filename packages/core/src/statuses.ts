@@ -5,6 +5,7 @@ import { type DeclaredResponse, handlerMetadata } from './endpoint.js';
 import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from './http.js';
 import type { Middleware } from './pipeline.js';
 import { streamOf } from './streams.js';
+import { binaryTypesOf } from './binary.js';
 
 /** What decides an operation's statuses besides the endpoint itself. */
 export interface StatusContext {
@@ -33,18 +34,34 @@ function problem(status: number, description: string): OperationResponse {
   };
 }
 
-function declared(status: number, value: DeclaredResponse): OperationResponse {
+function declared(status: number, value: DeclaredResponse, success?: { status: number; schema?: z.ZodType }): OperationResponse {
   const spec = typeof value === 'string' ? { description: value } : value;
   const headers = spec.headers
     ? Object.fromEntries(
-        Object.entries(spec.headers).map(([name, header]) => [name, typeof header === 'string' ? { description: header } : header]),
+        Object.entries(spec.headers).map(([name, header]) => [
+          name,
+          typeof header === 'string' ? { description: header } : isSchema(header) ? { schema: header } : header,
+        ]),
       )
     : undefined;
   let content: OperationResponse['content'];
   if (spec.schema) content = { mediaType: JSON_TYPE, schema: spec.schema };
+  // An entry for the success status adds its description and headers and keeps the response model.
+  else if (success !== undefined && status === success.status && statusHasBody(status)) content = successContent(success.schema);
   else if (status >= 400) content = problem(status, spec.description).content;
   else if (statusHasBody(status)) content = { mediaType: JSON_TYPE };
   return { status, description: spec.description, ...(content ? { content } : {}), ...(headers ? { headers } : {}) };
+}
+
+/** A success body: JSON of the model, or a binary body of each of a `binary()` model's types. */
+function successContent(schema: z.ZodType | undefined): NonNullable<OperationResponse['content']> {
+  const types = binaryTypesOf(schema);
+  if (types !== undefined) return { mediaType: types[0]!, schema, ...(types.length > 1 ? { alsoMediaTypes: types.slice(1) } : {}) };
+  return { mediaType: JSON_TYPE, ...(schema ? { schema } : {}) };
+}
+
+function isSchema(value: unknown): value is z.ZodType {
+  return typeof value === 'object' && value !== null && ('_zod' in value || '~standard' in value);
 }
 
 /** The endpoint's parameters and body; one the binder cannot analyse is left to the document to report. */
@@ -70,15 +87,23 @@ export function operationResponses(endpoint: RegisteredEndpoint, context: Status
   };
 
   // The declared ones first: the author's words and schemas win over the framework's.
-  for (const [status, value] of Object.entries(options.responses ?? {})) add(declared(Number(status), value));
+  const stream = streamOf(options);
+  const successStatus = { status: options.statusCode ?? 200, ...(options.response ? { schema: options.response } : {}) };
+  for (const [status, value] of Object.entries(options.responses ?? {})) {
+    const answer = declared(Number(status), value, stream ? undefined : successStatus);
+    if (stream && answer.status === (options.statusCode ?? 200)) {
+      // A stream's success entry keeps its item schema; only the description and headers are the author's.
+      const { content: _, ...rest } = answer;
+      add({ ...rest, content: { mediaType: stream.mediaType, schema: stream.item } });
+    } else add(answer);
+  }
 
   const success = (status: number, schema: Schema | undefined) =>
     add({
       status,
       description: reasonPhrase(status),
-      ...(statusHasBody(status) ? { content: { mediaType: JSON_TYPE, ...(schema ? { schema } : {}) } } : {}),
+      ...(statusHasBody(status) ? { content: successContent(schema) } : {}),
     });
-  const stream = streamOf(options);
   if (stream) {
     // A stream's body is documented by its item schema (the document places it as `itemSchema`).
     const status = options.statusCode ?? 200;

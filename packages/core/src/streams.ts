@@ -1,4 +1,4 @@
-import { compiledParser, type Schema, type SchemaInput } from '@fnapi/validation';
+import { compiledParser, isZodSchema, type Schema, type SchemaInput, z } from '@fnapi/validation';
 import { HTTPError, ResponseValidationError, ServiceUnavailableError } from './errors.js';
 import { isPromiseLike } from './pipeline.js';
 import type { Request } from './request.js';
@@ -26,10 +26,35 @@ export interface SSEEventInit<T = unknown> {
 
 export interface SSEEvent<T = unknown> extends Readonly<SSEEventInit<T>> {
   readonly [SSE_EVENT]: true;
+  /** `data` is a string sent as it is (each line a `data:` line), not JSON and not parsed. */
+  readonly raw?: boolean;
+  /** A comment line (`: text`) and no event. */
+  readonly comment?: string;
 }
 
-/** One server-sent event with its other fields set: yield it from an `events` endpoint. */
-export function sseEvent<T>(init: SSEEventInit<T>): SSEEvent<T> {
+/** A raw event: `data` sent as it is, without the schema. */
+export interface RawSSEEventInit extends Omit<SSEEventInit<string>, 'data'> {
+  data: string;
+  raw: true;
+}
+
+/**
+ * One server-sent event with its other fields set: yield it from an `events` endpoint.
+ * `sseEvent({ comment: 'text' })` sends a comment line and no event; `sseEvent({ data: 'text', raw:
+ * true })` sends a string as it is, not as JSON, without the schema.
+ */
+export function sseEvent(init: { comment: string }): SSEEvent<never>;
+export function sseEvent(init: RawSSEEventInit): SSEEvent<never>;
+export function sseEvent<T>(init: SSEEventInit<T>): SSEEvent<T>;
+export function sseEvent<T>(init: SSEEventInit<T> | RawSSEEventInit | { comment: string }): SSEEvent<T> {
+  if ('comment' in init && typeof init.comment === 'string' && !('data' in init)) {
+    return { comment: init.comment, [SSE_EVENT]: true } as SSEEvent<T>;
+  }
+  if ('raw' in init && init.raw === true && typeof init.data !== 'string') throw new TypeError('sseEvent: raw data is a string');
+  return checkedEvent(init as SSEEventInit<T>);
+}
+
+function checkedEvent<T>(init: SSEEventInit<T>): SSEEvent<T> {
   for (const field of ['event', 'id'] as const) {
     const value = init[field];
     if (value !== undefined && /[\r\n\0]/.test(String(value))) throw new TypeError(`sseEvent: ${field} may not contain CR, LF or NUL`);
@@ -37,7 +62,7 @@ export function sseEvent<T>(init: SSEEventInit<T>): SSEEvent<T> {
   if (init.retry !== undefined && !(Number.isInteger(init.retry) && init.retry >= 0)) {
     throw new TypeError('sseEvent: retry is a whole number of milliseconds');
   }
-  return { ...init, [SSE_EVENT]: true };
+  return { ...init, [SSE_EVENT]: true } as SSEEvent<T>;
 }
 
 function isSSEEvent(value: unknown): value is SSEEvent {
@@ -46,6 +71,9 @@ function isSSEEvent(value: unknown): value is SSEEvent {
 
 /** What an `events` endpoint may yield: its schema's input, plain or wrapped in `sseEvent`. */
 export type EventItem<S> = SchemaInput<S> | SSEEvent<SchemaInput<S>>;
+
+/** What an endpoint with named `events` yields: an `sseEvent` whose name picks the data's schema. */
+export type NamedEventItem<M extends Record<string, Schema>> = { [K in keyof M & string]: SSEEvent<SchemaInput<M[K]>> }[keyof M & string];
 
 /** What a streaming handler may return: an (async) iterable of items, or a response sent as given. */
 export type StreamResult<T> =
@@ -58,6 +86,8 @@ export type StreamResult<T> =
 export interface StreamSpec {
   kind: 'events' | 'lines';
   schema: Schema;
+  /** `events: { name: schema, … }`: each event's name picks the schema of its data. */
+  named?: Record<string, Schema>;
   /** Seconds; events only. */
   ping: number;
   label: string;
@@ -74,16 +104,19 @@ const PING = ': ping\n\n';
  * other endpoints): a returned `Response` is sent as given, anything else streamed item by item.
  */
 export function compileStreamResult(
-  options: { events?: Schema; lines?: Schema; ping?: number; statusCode?: number },
+  options: { events?: EventsOption; lines?: Schema; ping?: number; statusCode?: number },
   label: string,
 ): ((result: unknown, request: Request) => Promise<Response>) | undefined {
   checkStreamOptions(options, label);
-  const schema = options.events ?? options.lines;
+  const events = options.events;
+  const named = isNamedEvents(events) ? events : undefined;
+  const schema = named !== undefined ? Object.values(named)[0] : ((events as Schema | undefined) ?? options.lines);
   if (schema === undefined) return undefined;
   const ping = options.ping ?? DEFAULT_PING;
   const toStream = compileStream({
     kind: options.events !== undefined ? 'events' : 'lines',
     schema,
+    ...(named !== undefined ? { named } : {}),
     ping,
     label,
     statusCode: options.statusCode ?? 200,
@@ -111,10 +144,37 @@ export function checkStreamOptions(
   }
 }
 
-/** How the document describes a streaming endpoint's body: its media type and item schema. */
-export function streamOf(options: { events?: Schema; lines?: Schema }): { mediaType: string; item: Schema } | undefined {
-  if (options.events !== undefined) return { mediaType: EVENT_STREAM_TYPE, item: options.events };
-  if (options.lines !== undefined) return { mediaType: JSON_LINES_TYPE, item: options.lines };
+const namedItems = new WeakMap<Record<string, Schema>, z.ZodType>();
+
+/** An endpoint's `events`: one schema, or a schema per event name. */
+export type EventsOption = Schema | Record<string, Schema>;
+
+/** `events: { welcome: Welcome, message: Message }` rather than one schema. */
+export function isNamedEvents(events: EventsOption | undefined): events is Record<string, Schema> {
+  return typeof events === 'object' && events !== null && !('_zod' in events) && !('~standard' in events);
+}
+
+/**
+ * How the document describes a streaming endpoint's body: its media type and item schema. Named
+ * events are described by an object of their schemas, one property per name (`events`), which the
+ * document turns into one branch per name.
+ */
+export function streamOf(options: {
+  events?: EventsOption;
+  lines?: Schema;
+}): { mediaType: string; item: Schema; kind: 'events' | 'lines'; names?: string[] } | undefined {
+  const events = options.events;
+  if (isNamedEvents(events)) {
+    let item = namedItems.get(events);
+    // Another library's schema among named events is documented as `{}` here.
+    if (item === undefined) {
+      const shape = Object.fromEntries(Object.entries(events).map(([name, s]) => [name, isZodSchema(s) ? (s as z.ZodType) : z.unknown()]));
+      namedItems.set(events, (item = z.object(shape)));
+    }
+    return { mediaType: EVENT_STREAM_TYPE, item, kind: 'events', names: Object.keys(events) };
+  }
+  if (events !== undefined) return { mediaType: EVENT_STREAM_TYPE, item: events, kind: 'events' };
+  if (options.lines !== undefined) return { mediaType: JSON_LINES_TYPE, item: options.lines, kind: 'lines' };
   return undefined;
 }
 
@@ -126,11 +186,33 @@ export function compileStream(spec: StreamSpec): (result: unknown, request: Requ
     if (!parsed.success) throw new ResponseValidationError(spec.label, parsed.error.issues, 'yielded an item');
     return parsed.data;
   };
+  // Named events (`events: { welcome: Welcome, … }`): each item is an `sseEvent` whose name picks its schema.
+  const named = spec.named === undefined ? undefined : new Map(Object.entries(spec.named).map(([name, s]) => [name, compiledParser(s)]));
+  const parseEvent = (event: SSEEvent): unknown => {
+    if (named === undefined) return parse(event.data);
+    const parser = event.event === undefined ? undefined : named.get(event.event);
+    if (parser === undefined) {
+      throw new ResponseValidationError(spec.label, [
+        { code: 'custom', path: ['event'], message: `unknown event name ${JSON.stringify(event.event)}`, input: event.event } as never,
+      ]);
+    }
+    const parsed = parser.safeParse(event.data);
+    if (!parsed.success) throw new ResponseValidationError(spec.label, parsed.error.issues, 'yielded an item');
+    return parsed.data;
+  };
   const encode =
     spec.kind === 'lines'
       ? (item: unknown) => `${JSON.stringify(parse(item))}\n`
-      : (item: unknown) =>
-          isSSEEvent(item) ? eventText(item, JSON.stringify(parse(item.data))) : `data: ${JSON.stringify(parse(item))}\n\n`;
+      : (item: unknown) => {
+          if (!isSSEEvent(item)) {
+            // Named events need a name: a plain item has none, so it is refused like an unknown one.
+            if (named !== undefined) parseEvent({ data: item } as SSEEvent);
+            return `data: ${JSON.stringify(parse(item))}\n\n`;
+          }
+          if (item.comment !== undefined) return `${lines(item.comment, ': ')}\n`;
+          if (item.raw === true) return eventText(item, String(item.data));
+          return eventText(item, JSON.stringify(parseEvent(item)));
+        };
   const pingMs = spec.kind === 'events' && spec.ping > 0 ? spec.ping * 1000 : undefined;
   const headers = { 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
   const mediaType = spec.kind === 'events' ? EVENT_STREAM_TYPE : JSON_LINES_TYPE;
@@ -156,7 +238,14 @@ function eventText(event: SSEEvent, data: string): string {
   if (event.event !== undefined) text += `event: ${event.event}\n`;
   if (event.id !== undefined) text += `id: ${event.id}\n`;
   if (event.retry !== undefined) text += `retry: ${event.retry}\n`;
-  return `${text}data: ${data}\n\n`;
+  return `${text}${lines(data, 'data: ')}\n`;
+}
+
+/** Each line of a text behind a field prefix (`data: `, `: `), as the event-stream format wants. */
+function lines(text: string, prefix: string): string {
+  let out = '';
+  for (const line of text.split(/\r\n|\r|\n/)) out += `${prefix}${line}\n`;
+  return out;
 }
 
 function iteratorOf(result: unknown, label: string): AsyncIterator<unknown> | Iterator<unknown> {

@@ -107,6 +107,10 @@ export class TestClient {
   patch(path: string, options?: TestRequestOptions) {
     return this.request('PATCH', path, options);
   }
+  /** `QUERY`: a safe request with a body. */
+  query(path: string, options?: TestRequestOptions) {
+    return this.request('QUERY', path, options);
+  }
 
   async close(): Promise<void> {
     await this.pool.close();

@@ -391,9 +391,19 @@ describe('streaming endpoints: registration, HEAD and the document', () => {
     };
     const doc = register(new API({ logger: false }));
     expect(doc.openapi).toBe('3.1.0');
+    // An event as OpenAPI 3.2 describes it: `data` holds the item's JSON.
     expect(doc.paths['/ticks'].get.responses['200'].content['text/event-stream']).toMatchObject({
       schema: { type: 'string' },
-      'x-itemSchema': { type: 'object', required: ['n'] },
+      'x-itemSchema': {
+        type: 'object',
+        required: ['data'],
+        properties: {
+          data: { type: 'string', contentMediaType: 'application/json', contentSchema: { type: 'object', required: ['n'] } },
+          event: { type: 'string' },
+          id: { type: 'string' },
+          retry: { type: 'integer', minimum: 0 },
+        },
+      },
     });
     const doc32 = register(new API({ logger: false, openapiVersion: '3.2.0' }));
     expect(doc32.openapi).toBe('3.2.0');

@@ -7,7 +7,8 @@ const USAGE = `Usage:
                                      serve the app on --host/--port (else HOST/PORT, else
                                      127.0.0.1:8000), restarting on change (and rewriting the
                                      client types in <file> on every start)
-  fnapi openapi <entry> [-o <file>]  write the OpenAPI document (stdout without -o)
+  fnapi openapi <entry> [-o <file>] [--openapi-version 3.2.0]
+                                     write the OpenAPI document (stdout without -o)
   fnapi client <entry> [-o <file>]   write the client types (openapi-typescript's paths, for openapi-fetch)
   fnapi routes <entry>               list method, route and operationId of each endpoint
   fnapi check <entry> [--runs 100] [--seed n] [--only id,…] [--skip id,…] [--header 'Name: value']…
@@ -57,6 +58,7 @@ async function main(argv: string[]): Promise<number> {
       'base-url': { type: 'string' },
       host: { type: 'string' },
       port: { type: 'string', short: 'p' },
+      'openapi-version': { type: 'string' },
     },
   });
   const [command, entry] = positionals;
@@ -70,6 +72,13 @@ async function main(argv: string[]): Promise<number> {
   }
   switch (command) {
     case 'openapi':
+      if (values['openapi-version'] !== undefined) {
+        if (values['openapi-version'] !== '3.1.0' && values['openapi-version'] !== '3.2.0') {
+          throw new Error(`--openapi-version takes 3.1.0 or 3.2.0, not "${values['openapi-version']}"`);
+        }
+        // Read by the app (when it names no `openapiVersion` of its own) as it is loaded.
+        process.env.FNAPI_OPENAPI_VERSION = values['openapi-version'];
+      }
       await openapiCommand(entry, values.output);
       return 0;
     case 'client':

@@ -149,6 +149,25 @@ describe('checkContract on clean apps', () => {
     expect(open.failures.map((f) => f.kind)).toEqual(['server-error']);
     expect(open.failures[0]!.curl).toContain("-H 'x-api-key: key-1'");
   }, 120_000);
+
+  it('checks a binary answer by its content type, not a JSON schema', async () => {
+    const { binary, FileResponse, Response } = await import('@fnapi/core');
+    const app = new API({ title: 'files', version: '1', logger: false });
+    const pdf = new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d, 0x31, 0x2e, 0x37, 0xff, 0x00]);
+    app.get('/reports/{id}', { params: { id: z.int() }, response: binary(['application/pdf']) }, function report({ id }) {
+      return new FileResponse(pdf, { filename: `report-${id}.pdf` });
+    });
+    app.get('/images/{id}', { params: { id: z.int() }, response: binary(['image/png']) }, function image() {
+      return new Response('not a png', { mediaType: 'text/plain' });
+    });
+    const report = await checkContract(app, { runs: 20, seed: 5 });
+    expect(
+      report.failures.filter((f) => f.operationId === 'report'),
+      formatReport(report),
+    ).toEqual([]);
+    const wrong = report.failures.filter((f) => f.operationId === 'image');
+    expect(wrong.map((f) => f.kind)).toEqual(['body-mismatch']);
+  }, 120_000);
 });
 
 describe('fnapi check', () => {

@@ -47,7 +47,7 @@ function compile(files: Record<string, string>): string[] {
 }
 
 // What a caller writes against the generated `paths`; each @ts-expect-error must be an error.
-const consumer = `import type { paths } from './api.js';
+const consumer = `import type { paths, streams } from './api.js';
 type Get = paths['/books/{book_id}']['get'];
 type Add = paths['/books']['post'];
 type Body<R, S extends keyof R> = R[S] extends { content: infer C } ? C[keyof C] : never;
@@ -71,6 +71,17 @@ export const body: NonNullable<Add['requestBody']>['content']['application/json'
 export const badId: Get['parameters']['path']['book_id'] = '1';
 // Without a response model the success body is unknown.
 export const stats: Body<paths['/stats']['get']['responses'], 200> = undefined as unknown;
+// Binary fields and bodies are Blobs.
+export const cover: NonNullable<paths['/books/{book_id}/cover']['post']['requestBody']>['content']['multipart/form-data']['cover'] = new Blob([]);
+export const pdf: paths['/books/{book_id}/pdf']['get']['responses'][200]['content']['application/pdf'] = new Blob([]);
+// @ts-expect-error: a binary field is not a string
+export const notString: NonNullable<paths['/books/{book_id}/cover']['post']['requestBody']>['content']['multipart/form-data']['cover'] = 'x';
+// Stream items, by path and method.
+export const tick: streams['/ticks']['get'] = { n: 1 };
+// @ts-expect-error: a tick's n is an integer
+export const badTick: streams['/ticks']['get'] = { n: 'one' };
+export const feed: Array<streams['/feed']['get']> = [{ hi: 'x' }, { id: 1, title: 'Dune' }];
+export const row: streams['/rows']['get'] = { id: 1, title: 'Dune' };
 `;
 
 describe('fnapi client', () => {
@@ -80,6 +91,7 @@ describe('fnapi client', () => {
     expect(result.status, result.stderr).toBe(0);
     expect(result.stderr).toContain(`wrote the client types of ${fixture} to ${out}`);
     expect(result.stderr).toMatch(/warning: 1 endpoint has no `response` model.*GET \/stats \(stats\)/);
+    expect(result.stderr).not.toContain('/pdf');
     expect(result.stderr).not.toContain('/books');
     const types = readFileSync(out, 'utf8');
     expect(types).toContain('export interface paths');

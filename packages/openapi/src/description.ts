@@ -51,7 +51,14 @@ export interface OperationDescription {
    * A streamed success body (server-sent events, JSON Lines): its media type and the schema of each
    * item, documented as `itemSchema` (3.2) or `x-itemSchema` beside a string `schema` (3.1).
    */
-  stream?: { mediaType: string; item: Schema };
+  stream?: {
+    mediaType: string;
+    item: Schema;
+    /** `events`: each event's data is an item (documented as OpenAPI 3.2's event object); `lines`: the item itself. */
+    kind?: 'events' | 'lines';
+    /** Named events: `item` is an object with one property per name. */
+    names?: readonly string[];
+  };
 }
 
 /** One documented answer of an operation: status, description, body and headers. */
@@ -65,6 +72,8 @@ export interface OperationResponse {
     schema?: Schema;
     /** Component name for a schema without an id of its own (`.meta({ id })` wins). */
     component?: string;
+    /** Further media types of the same body (a binary answer of several types). */
+    alsoMediaTypes?: readonly string[];
   };
   headers?: Record<string, { description?: string; schema?: z.ZodType; required?: boolean }>;
 }
@@ -117,6 +126,8 @@ export interface BuildOptions {
   onSchemaProblem?(problem: SchemaProblem): void;
   /** The document's `openapi` version; default `'3.1.0'`. */
   openapiVersion?: OpenAPIVersion;
+  /** The app's `maxFiles`: the `maxItems` of a list of files. */
+  maxFiles?: number;
 }
 
 export type OpenAPIVersion = '3.1.0' | '3.2.0';

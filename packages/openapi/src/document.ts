@@ -17,6 +17,15 @@ import { outputSchemas, renderResponses } from './responses.js';
 import { type ItemStream, placeItemSchemas } from './item-schemas.js';
 import { fallbackJsonSchema, isOptionalSchema, isUnknownTypeError, type SchemaObject } from './schema-fallback.js';
 import { SecuritySchemes } from './security-schemes.js';
+import {
+  applyParameterDocs,
+  describeUploads,
+  markPublicOperations,
+  type ParameterDocs,
+  parameterDocs,
+  placeQueryOperations,
+  requireDefaultedOutputs,
+} from './tool-fixes.js';
 
 let generatorModule: typeof ZodToOpenAPI | undefined;
 
@@ -34,7 +43,7 @@ function generator(): typeof ZodToOpenAPI {
   return generatorModule;
 }
 
-const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'query']);
 
 type AnySchema = z.ZodType;
 
@@ -118,11 +127,13 @@ class DocumentBuilder {
     }
 
     const requiredByOperation = new Map<string, Map<string, boolean>>();
+    const docsByOperation = new Map<string, Map<string, ParameterDocs>>();
     for (const { op, params, body } of described) {
       const method = op.method.toLowerCase();
       if (!METHODS.has(method)) continue;
       const route = this.route(op, method, params, body);
       requiredByOperation.set(`${op.path}\u0000${method}`, new Map(params.map((p) => [`${p.in}:${p.wireName}`, p.required])));
+      docsByOperation.set(`${op.path}\u0000${method}`, new Map(params.map((p) => [`${p.in}:${p.wireName}`, parameterDocs(p)])));
       this.registry.registerPath(route);
     }
 
@@ -141,9 +152,17 @@ class DocumentBuilder {
     }) as unknown as Record<string, unknown>;
 
     fixParameters(document, requiredByOperation);
+    applyParameterDocs(document, docsByOperation);
     const version = this.options.openapiVersion ?? '3.1.0';
     document.openapi = version;
+    const paths = (document.paths ?? {}) as Record<string, Record<string, Record<string, unknown>>>;
+    for (const { op } of described) {
+      if (op.plan.params) describeUploads(paths[op.path]?.[op.method.toLowerCase()], op.plan.params, this.options.maxFiles);
+    }
+    requireDefaultedOutputs(document);
     placeItemSchemas(document, this.itemStreams, version);
+    placeQueryOperations(document, version);
+    markPublicOperations(document);
     return tidy(document);
   }
 
@@ -316,7 +335,14 @@ class DocumentBuilder {
       // The success body was generated as the item's schema (so its components are collected); it is
       // moved to `itemSchema` / `x-itemSchema` once the document is generated.
       const status = op.responses?.find((answer) => answer.content?.mediaType === op.stream?.mediaType)?.status ?? op.statusCode;
-      this.itemStreams.push({ path: op.path, method, mediaType: op.stream.mediaType, status: String(status) });
+      this.itemStreams.push({
+        path: op.path,
+        method,
+        mediaType: op.stream.mediaType,
+        status: String(status),
+        ...(op.stream.kind ? { kind: op.stream.kind } : {}),
+        ...(op.stream.names ? { names: op.stream.names } : {}),
+      });
     }
     const requirements = (op.securityAlternatives?.length ? op.securityAlternatives : [[]])
       .map((alternative) => [...(op.security ?? []), ...alternative])

@@ -35,6 +35,7 @@ export function renderResponses(op: OperationDescription, http: HttpFacts, conve
       const { schema } = answer.content;
       const converted = schema ? convert.body(schema, schema === op.response ? 'response' : `response ${answer.status}`) : {};
       config.content = { [answer.content.mediaType]: { schema: converted as never } };
+      for (const type of answer.content.alsoMediaTypes ?? []) config.content[type] = { schema: converted as never };
     }
     if (answer.headers && Object.keys(answer.headers).length > 0) {
       const shape: Record<string, z.ZodType> = {};

@@ -44,7 +44,7 @@ const ops: OperationDescription[] = [
 type Doc = { paths: Record<string, Record<string, { requestBody: { required: boolean; content: Record<string, { schema: unknown }> } }>> };
 
 describe('upload and form bodies in the document', () => {
-  const doc = buildDocument({ title: 'Uploads', version: '1.0.0' }, ops, { http }) as unknown as Doc;
+  const doc = buildDocument({ title: 'Uploads', version: '1.0.0' }, ops, { http, maxFiles: 4 }) as unknown as Doc;
 
   it('describes a file() endpoint as multipart/form-data with binary file fields', () => {
     const body = doc.paths['/users/{user_id}/avatar']!.post!.requestBody;
@@ -53,12 +53,14 @@ describe('upload and form bodies in the document', () => {
     expect(body.content['multipart/form-data']!.schema).toEqual({
       type: 'object',
       properties: {
-        avatar: BINARY,
-        extra: { type: 'array', items: BINARY },
+        avatar: { ...BINARY, description: 'At most 5000000 bytes.' },
+        extra: { type: 'array', items: BINARY, maxItems: 4, description: 'At most 10485760 bytes per file.' },
         caption: { type: 'string', maxLength: 200 },
       },
       required: ['avatar'],
     });
+    // The accepted types of each file field, for generators and mocks.
+    expect((body.content['multipart/form-data'] as { encoding?: unknown }).encoding).toEqual({ avatar: { contentType: 'image/png' } });
   });
 
   it('describes a form() body as urlencoded or multipart, the schema inline (it has no id of its own)', () => {

@@ -11,6 +11,8 @@ export interface ParamDescriptor {
   wireName: string;
   schema: Schema;
   required: boolean;
+  /** Marked deprecated (the wrapper's `deprecated` option, or the schema's `.meta({ deprecated: true })`). */
+  deprecated?: boolean;
 }
 
 export type BodyDescriptor =
@@ -33,17 +35,27 @@ export function describeParams(plan: BinderPlan): { params: ParamDescriptor[]; b
   for (const e of analyze(plan)) {
     switch (e.kind) {
       case 'scalar':
+        if (e.options?.includeInSchema === false) break;
         params.push({
           name: e.name,
           in: e.in,
           wireName: e.wire,
           schema: e.schema,
           required: e.in === 'path' || !isOptional(e.schema),
+          ...(e.options?.deprecated ? { deprecated: true } : {}),
         });
         break;
       case 'queryModel':
+        if (e.options?.includeInSchema === false) break;
         for (const f of e.fields) {
-          params.push({ name: f.name, in: 'query', wireName: f.name, schema: f.schema, required: !e.optional && !isOptional(f.schema) });
+          params.push({
+            name: f.name,
+            in: e.in,
+            wireName: f.wire,
+            schema: f.schema,
+            required: !e.optional && !isOptional(f.schema),
+            ...(e.options?.deprecated ? { deprecated: true } : {}),
+          });
         }
         break;
       case 'bodyField':

@@ -6,6 +6,7 @@ export {
   query,
   body,
   isParamSource,
+  type ParamOptions,
   type ParamLocation,
   type ExplicitLocation,
 } from './sources.js';

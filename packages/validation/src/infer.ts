@@ -4,8 +4,10 @@ import type { ParamSource } from './sources.js';
 // other library alike: one indexed access per parameter, no structural comparison with a library's
 // classes (which is what makes type-checking an endpoint cheap).
 
-/** The names of the `{name}` segments of a route literal: `'/users/{id}'` → `'id'`. */
-export type PathParamNames<R extends string> = R extends `${string}{${infer Name}}${infer Rest}` ? Name | PathParamNames<Rest> : never;
+/** The names of the `{name}` segments of a route literal: `'/users/{id}'` → `'id'`, `'/files/{p:path}'` → `'p'`. */
+export type PathParamNames<R extends string> = R extends `${string}{${infer Name}}${infer Rest}`
+  ? (Name extends `${infer Bare}:${string}` ? Bare : Name) | PathParamNames<Rest>
+  : never;
 
 /** A schema's parsed type: `StandardSchemaV1.InferOutput`. */
 export type SchemaOutput<S> = S extends { readonly '~standard': { readonly types?: infer T } }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { converterFor, elementOf, isArraySchema, isObjectSchema, isOptional, lenient, objectFields, typeNameOf } from './convert.js';
-import { isParamSource, type ParamSource } from './sources.js';
-import { isStandardSchema, type Schema } from './standard.js';
+import { converterFor, defOf, elementOf, isArraySchema, isObjectSchema, isOptional, lenient, objectFields, typeNameOf, unwrap } from './convert.js';
+import { isParamSource, type ParamOptions, type ParamSource } from './sources.js';
+import { isStandardSchema, isZodSchema, type Schema, standardJsonSchema } from './standard.js';
 
 // Where each parameter of a route is read from, decided once from its plan (shared by the binder and
 // the documentation).
@@ -26,6 +26,8 @@ export type Convert = (raw: string) => unknown;
 
 export interface QueryModelField {
   name: string;
+  /** The key, header (lower-case) or cookie name it is read from. */
+  wire: string;
   schema: Schema;
   array: boolean;
   convert: Convert;
@@ -40,12 +42,27 @@ export type Entry =
       schema: Schema;
       array: boolean;
       convert: Convert;
+      options?: ParamOptions;
     }
-  | { kind: 'queryModel'; name: string; in: 'query'; wire: string; schema: Schema; optional: boolean; fields: QueryModelField[] }
+  | {
+      /** An object schema spread over query keys, headers or cookies, one per field. */
+      kind: 'queryModel';
+      name: string;
+      in: 'query' | 'header' | 'cookie';
+      wire: string;
+      schema: Schema;
+      optional: boolean;
+      fields: QueryModelField[];
+      options?: ParamOptions;
+      /** The model refuses unknown keys (`z.strictObject`): other keys of its location are handed to it. */
+      strict: boolean;
+      /** Keys of its location that other parameters read (never unknown to a strict model). */
+      others: Set<string>;
+    }
   | { kind: 'bodyField'; name: string; in: 'body'; wire: string; schema: Schema }
   | { kind: 'wholeBody'; name: string; in: 'body'; wire: string; schema: Schema };
 
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'QUERY']);
 export const PLAIN_STRING = z.string();
 /** Schema types a single path segment (one string) can never satisfy. */
 const NOT_FROM_A_SEGMENT: ReadonlySet<string> = new Set([
@@ -60,21 +77,79 @@ const NOT_FROM_A_SEGMENT: ReadonlySet<string> = new Set([
   'function',
 ]);
 
-function scalarEntry(name: string, location: 'path' | 'query' | 'header' | 'cookie', wire: string, schema: Schema): Entry {
+function scalarEntry(
+  name: string,
+  location: 'path' | 'query' | 'header' | 'cookie',
+  wire: string,
+  schema: Schema,
+  options?: ParamOptions,
+): Entry {
   // Path segments are single values: an array schema there simply gets the string (and zod rejects it).
   const array = location !== 'path' && isArraySchema(schema);
   const target = array ? elementOf(schema) : schema;
-  return { kind: 'scalar', name, in: location, wire, schema, array, convert: lenient(converterFor(target)) };
+  return {
+    kind: 'scalar',
+    name,
+    in: location,
+    wire,
+    schema,
+    array,
+    convert: lenient(converterFor(target)),
+    ...(options ? { options } : {}),
+  };
 }
 
-function queryEntry(name: string, schema: Schema): Entry {
-  if (!isObjectSchema(schema)) return scalarEntry(name, 'query', name, schema);
+/** A header's name on the wire: the alias as written, else the parameter's with underscores as hyphens. */
+function headerName(name: string, alias: string | undefined): string {
+  return (alias ?? name.replace(/_/g, '-')).toLowerCase();
+}
+
+/** Whether an object schema refuses unknown keys (`z.strictObject`, `.strict()`). */
+function isStrictObject(schema: Schema): boolean {
+  if (!isZodSchema(schema)) return standardJsonSchema(schema, 'input')?.additionalProperties === false;
+  const catchall = (defOf(unwrap(schema as z.ZodType)) as { catchall?: z.ZodType }).catchall;
+  return catchall !== undefined && defOf(catchall).type === 'never';
+}
+
+/** A query, header or cookie parameter: a scalar, or an object schema spread over one key per field. */
+function sourceEntry(name: string, location: 'query' | 'header' | 'cookie', schema: Schema, options?: ParamOptions): Entry {
+  const wireOf = (field: string, alias?: string) => (location === 'header' ? headerName(field, alias) : (alias ?? field));
+  if (!isObjectSchema(schema)) return scalarEntry(name, location, wireOf(name, options?.alias), schema, options);
   const fields: QueryModelField[] = objectFields(schema).map(([field, fieldSchema]) => {
     const array = isArraySchema(fieldSchema);
     const target = array ? elementOf(fieldSchema) : fieldSchema;
-    return { name: field, schema: fieldSchema, array, convert: lenient(converterFor(target)) };
+    return { name: field, wire: wireOf(field), schema: fieldSchema, array, convert: lenient(converterFor(target)) };
   });
-  return { kind: 'queryModel', name, in: 'query', wire: name, schema, optional: isOptional(schema), fields };
+  return {
+    kind: 'queryModel',
+    name,
+    in: location,
+    wire: name,
+    schema,
+    optional: isOptional(schema),
+    fields,
+    ...(options ? { options } : {}),
+    // Headers carry whatever proxies and browsers add: only query and cookie models refuse unknown keys.
+    strict: location !== 'header' && isStrictObject(schema),
+    others: new Set(),
+  };
+}
+
+function queryEntry(name: string, schema: Schema): Entry {
+  return sourceEntry(name, 'query', schema);
+}
+
+/** Tells each strict model which keys of its location the route's other parameters read. */
+function markOthers(entries: Entry[]): Entry[] {
+  for (const e of entries) {
+    if (e.kind !== 'queryModel' || !e.strict) continue;
+    for (const other of entries) {
+      if (other === e || other.in !== e.in) continue;
+      if (other.kind === 'queryModel') for (const f of other.fields) e.others.add(f.wire);
+      else e.others.add(other.wire);
+    }
+  }
+  return entries;
 }
 
 function notASchema(name: string): string {
@@ -117,13 +192,9 @@ export function analyze(plan: BinderPlan): Entry[] {
       if (!isStandardSchema(schema)) throw new TypeError(`Parameter "${name}": ${spec.in}() takes a zod schema or another Standard Schema`);
       switch (spec.in) {
         case 'header':
-          entries.push(scalarEntry(name, 'header', name.replace(/_/g, '-').toLowerCase(), schema));
-          break;
         case 'cookie':
-          entries.push(scalarEntry(name, 'cookie', name, schema));
-          break;
         case 'query':
-          entries.push(queryEntry(name, schema));
+          entries.push(sourceEntry(name, spec.in, schema, spec.options));
           break;
         case 'body':
           if (spec.whole) {
@@ -149,7 +220,7 @@ export function analyze(plan: BinderPlan): Entry[] {
     }
     entries.push({ kind: 'wholeBody', name: wholeBody[0], in: 'body', wire: wholeBody[0], schema: wholeBody[1] });
     if (!BODY_METHODS.has(method)) for (const [name, schema] of implicit) entries.push(queryEntry(name, schema));
-    return entries;
+    return markOthers(entries);
   }
   if (BODY_METHODS.has(method)) {
     if (implicit.length === 1 && explicitBody.length === 0 && isObjectSchema(implicit[0][1])) {
@@ -162,5 +233,5 @@ export function analyze(plan: BinderPlan): Entry[] {
     for (const [name, schema] of implicit) entries.push(queryEntry(name, schema));
   }
   for (const [name, schema] of explicitBody) entries.push({ kind: 'bodyField', name, in: 'body', wire: name, schema });
-  return entries;
+  return markOthers(entries);
 }

@@ -81,16 +81,43 @@ export function readerFor(e: Entry): Reader {
       const fields = e.fields;
       const optional = e.optional;
       const newObject = objectFactory(fields.map((f) => f.name));
-      return (raw) => {
-        const q = raw.query;
+      // Where each field's raw value (a string, or every value of a repeated key) comes from.
+      const source: (
+        raw: RawInput,
+        cookies: Record<string, string | undefined> | undefined,
+      ) => (wire: string) => string | string[] | undefined =
+        e.in === 'query'
+          ? (raw) => (wire) => raw.query[wire]
+          : e.in === 'cookie'
+            ? (_raw, cookies) => (wire) => cookies![wire]
+            : (raw) => (wire) => {
+                const v = raw.headers.get(wire);
+                return v === null ? undefined : v;
+              };
+      const { strict, others } = e;
+      const known = new Set(fields.map((f) => f.wire));
+      return (raw, cookies) => {
+        const read = source(raw, cookies);
         const out = newObject();
         let present = false;
         for (let i = 0; i < fields.length; i++) {
           const f = fields[i];
-          const all = q[f.name];
+          const all = read(f.wire);
           if (all === undefined) continue;
           present = true;
-          out[f.name] = f.array ? allOf(all).map(f.convert) : f.convert(lastOf(all)!);
+          if (f.array && e.in === 'header') {
+            const v = lastOf(all)!.trim();
+            out[f.name] = (v === '' ? [] : v.split(COMMA)).map(f.convert);
+          } else out[f.name] = f.array ? allOf(all).map(f.convert) : f.convert(lastOf(all)!);
+        }
+        if (strict) {
+          // Keys no parameter reads are handed to the model, which refuses them (unrecognized_keys).
+          const keys = e.in === 'query' ? Object.keys(raw.query) : Object.keys(cookies!);
+          for (const key of keys) {
+            if (known.has(key) || others.has(key)) continue;
+            present = true;
+            out[key] = e.in === 'query' ? lastOf(raw.query[key]) : cookies![key];
+          }
         }
         return optional && !present ? undefined : out;
       };

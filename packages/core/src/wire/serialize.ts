@@ -47,6 +47,8 @@ function serializeUnchecked(response: Response): Serialized {
     const type = hasContentType ? undefined : response.contentType();
     const headers = withId(flat ?? [], id);
     if (type !== undefined) headers.push('content-type', type);
+    const length = response.streamLength();
+    if (length !== undefined) headers.push('content-length', length);
     return { status, headers, body: null, stream };
   }
   const body = response.render();
