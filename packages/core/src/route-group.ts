@@ -96,12 +96,8 @@ export abstract class RouteGroup {
   }
 
   /** `QUERY`: safe and idempotent with a body, bound like POST. */
-  query<const R extends string, P extends ParamsShape = {}>(route: R, handler: Handler<InferInput<R, P>>): this;
-  query<const R extends string, P extends ParamsShape = {}, O extends RouteOptions<P> = RouteOptions<P>>(
-    route: R,
-    options: O & RouteOptions<P>,
-    handler: HandlerFor<O, InferInput<R, P>>,
-  ): this;
+  query<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
+  query<const R extends string, O extends RouteOptions>(route: R, options: O, handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>): this;
   query(...args: unknown[]): this {
     return this.shorthand('QUERY', args);
   }

@@ -54,7 +54,7 @@ function declared(status: number, value: DeclaredResponse, success?: { status: n
 }
 
 /** A success body: JSON of the model, or a binary body of each of a `binary()` model's types. */
-function successContent(schema: z.ZodType | undefined): NonNullable<OperationResponse['content']> {
+function successContent(schema: Schema | undefined): NonNullable<OperationResponse['content']> {
   const types = binaryTypesOf(schema);
   if (types !== undefined) return { mediaType: types[0]!, schema, ...(types.length > 1 ? { alsoMediaTypes: types.slice(1) } : {}) };
   return { mediaType: JSON_TYPE, ...(schema ? { schema } : {}) };

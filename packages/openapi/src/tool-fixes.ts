@@ -1,4 +1,4 @@
-import { fileOptionsOf, isParamSource, type ParamDescriptor, type ParamsShape, z } from '@fnapi/validation';
+import { fileOptionsOf, isParamSource, isZodSchema, type ParamDescriptor, type ParamsShape, type Schema as AnySchema, z } from '@fnapi/validation';
 import type { OpenAPIVersion } from './description.js';
 
 // Rewrites of the generated document so that generators, linters and mocks read it as meant.
@@ -25,9 +25,10 @@ export interface ParameterDocs {
 }
 
 /** A schema's own metadata merged from the outside in (the outermost wins). */
-function metaOf(schema: z.ZodType): Schema {
+function metaOf(schema: AnySchema): Schema {
   const merged: Schema = {};
-  let current: z.ZodType | undefined = schema;
+  if (!isZodSchema(schema)) return merged;
+  let current: z.ZodType | undefined = schema as z.ZodType;
   for (let guard = 0; current !== undefined && guard < 32; guard++) {
     const meta = z.globalRegistry.get(current) as Schema | undefined;
     if (meta) for (const [key, value] of Object.entries(meta)) if (!(key in merged)) merged[key] = value;
