@@ -142,7 +142,7 @@ describe('boundary values in default runs, every value shrunk', () => {
       return { q };
     });
     app.post('/surrogate', { params: { text: z.string() } }, function surrogate({ text }) {
-      if (!text.isWellFormed()) throw new Error('lone surrogate');
+      if (/[\ud800-\udfff]/.test(text.replace(/[\ud800-\udbff][\udc00-\udfff]/g, ''))) throw new Error('lone surrogate');
       return { text };
     });
     app.get('/longest', { params: { name: z.string().max(300) } }, function longest({ name }) {
