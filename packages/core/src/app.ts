@@ -82,6 +82,12 @@ export interface APIOptions {
   uploadLimit?: number;
   /** Most files accepted in one multipart request; default 10 (413 past it). */
   maxFiles?: number;
+  /**
+   * Seconds an upload endpoint's body may take, in place of `requestTimeout` (default 600): an upload
+   * that keeps sending is not cut off, and one is answered 408 only when no byte has arrived for
+   * `headersTimeout`.
+   */
+  uploadTimeout?: number;
 }
 
 export interface RouteInfo {
@@ -152,6 +158,7 @@ export class API extends RouteGroup implements Runtime {
       shutdownTimeout: options.shutdownTimeout ?? 10_000,
       uploadLimit: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT,
       maxFiles: options.maxFiles ?? DEFAULT_MAX_FILES,
+      uploadTimeout: uploadTimeoutMs(options.uploadTimeout),
       shutdownDelay: shutdownDelayMs(options.shutdownDelay),
     });
     this.edge = edgeSettings(options.requestIdHeader, options.trustProxy);
@@ -384,4 +391,10 @@ function shutdownDelayMs(seconds: number | undefined): number {
   if (!Number.isFinite(seconds) || seconds < 0)
     throw new RangeError(`shutdownDelay must be a number of seconds ≥ 0, got ${String(seconds)}`);
   return Math.round(seconds * 1000);
+}
+
+function uploadTimeoutMs(seconds: number | undefined): number {
+  if (seconds === undefined) return 600_000;
+  if (!(seconds > 0) || !Number.isFinite(seconds)) throw new RangeError(`uploadTimeout is a number of seconds > 0, got ${seconds}`);
+  return seconds * 1000;
 }

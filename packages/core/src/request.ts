@@ -1,4 +1,5 @@
 import { queryValues } from '@fnapi/validation';
+import { headerText } from './header-text.js';
 import { parse as parseCookie } from 'cookie';
 import { parse as parseQuery } from 'fast-querystring';
 import { decodeText, DEFAULT_BODY_LIMIT, parseJsonBody } from './body.js';
@@ -199,9 +200,10 @@ export class Request {
     return this._logger;
   }
 
-  /** The reconnecting event-stream client's `Last-Event-ID` header, if sent. */
+  /** The reconnecting event-stream client's `Last-Event-ID` header, if sent, decoded as UTF-8. */
   get lastEventId(): string | undefined {
-    return this.headers.get('last-event-id') ?? undefined;
+    const value = this.headers.get('last-event-id');
+    return value === null || value === undefined ? undefined : headerText(value);
   }
 
   get state(): Record<string, unknown> {
