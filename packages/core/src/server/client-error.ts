@@ -24,7 +24,7 @@ export function answerClientErrors(server: Server): void {
     const socket = raw as SocketWithResponse;
     const current = socket._httpMessage;
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && current && isUploading(current.req)) return;
-    if (socket.writable && (!current || !current.headersSent)) socket.write(ANSWERS[error.code ?? ''] ?? BAD_REQUEST);
+    if (socket.writable && !current?.headersSent) socket.write(ANSWERS[error.code ?? ''] ?? BAD_REQUEST);
     socket.destroy(error);
   });
 }
