@@ -81,7 +81,8 @@ export async function checkCommand(entry: string, options: CheckOptions & { verb
   const methods = check.readOnly
     ? READ_ONLY_METHODS.filter((m) => !check.methods?.length || check.methods.map((x) => x.toUpperCase()).includes(m))
     : check.methods?.map((m) => m.toUpperCase());
-  console.error(`fnapi: ${checkWarning(methods)}`);
+  // First in the output, before anything is called.
+  process.stdout.write(`fnapi: ${checkWarning(methods)}\n\n`);
   const app = await loadApp(entry);
   try {
     const report = await checkContract(app, options);

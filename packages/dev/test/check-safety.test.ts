@@ -197,8 +197,8 @@ describe('fnapi check in a child process', () => {
 
   it('warns, sets FNAPI_CHECK=1 before the app loads, calls DELETE, and keeps info logs quiet', () => {
     const result = run();
-    expect(result.stderr).toContain('fnapi check calls every operation, DELETE included,');
-    expect(result.stderr).toContain('--read-only');
+    expect(result.stdout).toContain('fnapi check calls every operation, DELETE included,');
+    expect(result.stdout.indexOf('--read-only')).toBeLessThan(result.stdout.indexOf('DELETE reached the app'));
     expect(result.stdout).toContain('DELETE reached the app');
     expect(result.stdout).toContain('✓ env  GET /env');
     expect(result.stdout).not.toContain('an info line the check keeps quiet');
@@ -208,7 +208,7 @@ describe('fnapi check in a child process', () => {
 
   it('--read-only never calls DELETE; --methods keeps to the list', () => {
     const readOnly = run('--read-only');
-    expect(readOnly.stderr).toContain('fnapi check calls the GET, HEAD, QUERY operations');
+    expect(readOnly.stdout).toContain('fnapi check calls the GET, HEAD, QUERY operations');
     expect(readOnly.stdout).not.toContain('DELETE reached the app');
     expect(readOnly.stdout).toContain('- removeDocument  DELETE /documents/{id}  skipped: method not checked (--read-only)');
     expect(readOnly.status, readOnly.stdout).toBe(0);
