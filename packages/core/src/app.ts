@@ -84,6 +84,12 @@ export interface APIOptions {
   uploadLimit?: number;
   /** Most files accepted in one multipart request; default 10 (413 past it). */
   maxFiles?: number;
+  /**
+   * Seconds an upload endpoint's body may take, in place of `requestTimeout` (default 600): an upload
+   * that keeps sending is not cut off, and one is answered 408 only when no byte has arrived for
+   * `headersTimeout`.
+   */
+  uploadTimeout?: number;
 }
 
 export interface RouteInfo {
@@ -156,6 +162,7 @@ export class API extends RouteGroup implements Runtime {
       shutdownTimeout: options.shutdownTimeout ?? 10_000,
       uploadLimit: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT,
       maxFiles: options.maxFiles ?? DEFAULT_MAX_FILES,
+      uploadTimeout: uploadTimeoutMs(options.uploadTimeout),
       shutdownDelay: shutdownDelayMs(options.shutdownDelay),
     });
     this.edge = edgeSettings(options.requestIdHeader, options.trustProxy);
@@ -418,4 +425,10 @@ function shutdownDelayMs(seconds: number | undefined): number {
 function versionFromEnvironment(): OpenAPIVersion | undefined {
   const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.FNAPI_OPENAPI_VERSION;
   return value === '3.1.0' || value === '3.2.0' ? value : undefined;
+}
+
+function uploadTimeoutMs(seconds: number | undefined): number {
+  if (seconds === undefined) return 600_000;
+  if (!(seconds > 0) || !Number.isFinite(seconds)) throw new RangeError(`uploadTimeout is a number of seconds > 0, got ${seconds}`);
+  return seconds * 1000;
 }

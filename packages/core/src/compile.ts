@@ -34,17 +34,23 @@ export function compile(input: CompileInput): AppRuntime {
   const table = new RouteTable<CompiledRoute>();
   const appMiddleware = activeMiddleware(input.middleware);
   for (const endpoint of input.endpoints) {
-    endpoint.invoker ??= compileInvoker(endpoint.method, endpoint.path, endpoint.pathParams, endpoint.definition);
-    // Routers' middleware, then the endpoint's own; none at all compiles to no chain.
-    const middleware = activeMiddleware([
-      ...endpoint.routers.flatMap((router) => router.middleware),
-      ...endpointMiddleware(endpoint.definition.options),
-    ]);
+    // The endpoint's own middleware runs after its guards (it sees `request.auth`: a per-user limit),
+    // with the endpoint's errors turned into responses for it as for any middleware.
+    const own = activeMiddleware(endpointMiddleware(endpoint.definition.options));
+    endpoint.invoker ??= compileInvoker(
+      endpoint.method,
+      endpoint.path,
+      endpoint.pathParams,
+      endpoint.definition,
+      own.length === 0 ? undefined : (next) => composeActive(own, endpointBoundary(next)),
+    );
+    // Routers' middleware around the endpoint (guards included); none at all compiles to no chain.
+    const middleware = activeMiddleware(endpoint.routers.flatMap((router) => router.middleware));
     // The boundary turns an endpoint's errors into responses for the middleware around it. With no
     // middleware anywhere on the route, the runtime's own catch does the same (the same report to
     // plugins, the same problem body), and a request saves a promise hop.
     const run =
-      appMiddleware.length === 0 && middleware.length === 0
+      appMiddleware.length === 0 && middleware.length === 0 && own.length === 0
         ? endpoint.invoker
         : composeActive(middleware, endpointBoundary(endpoint.invoker));
     const servesWhileStarting = handlerMetadata(endpoint.definition.handler)?.servesWhileStarting === true;

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type ProxyAddr from 'proxy-addr';
+import { normalizeAddress } from './address.js';
 
 /**
  * Which proxies are believed: `false` none (default), `true` every hop, a number that many hops
@@ -74,7 +75,8 @@ export function isValidRequestId(value: string): boolean {
 /**
  * The client address as proxy-addr finds it: walking `X-Forwarded-For` from the peer outwards, the
  * first address not trusted (or the furthest one when all are). Entries are split on commas, with
- * spaces around them dropped, and empty ones skipped, as the `forwarded` package parses them.
+ * spaces around them dropped, and empty ones skipped, as the `forwarded` package parses them; each is
+ * read in canonical form (`normalizeAddress`), and one that is no address ends the walk.
  */
 export function forwardedAddress(peer: string | undefined, forwardedFor: string | undefined, trust: TrustFunction): string | undefined {
   if (forwardedFor === undefined || forwardedFor === '') return peer;
@@ -91,7 +93,11 @@ export function forwardedAddress(peer: string | undefined, forwardedFor: string 
     if (from === to) continue;
     // Only an address with a further hop behind it is asked about; the furthest one is the answer.
     if (!trust(address, index)) return address;
-    address = forwardedFor.slice(from, to);
+    // An entry that is no address (`not-an-ip`) is skipped for the nearest one that is; a port or
+    // another spelling of the same address (`::ffff:…`, leading zeros) is the address itself.
+    const entry = normalizeAddress(forwardedFor.slice(from, to));
+    if (entry === undefined) return address;
+    address = entry;
     index++;
   }
   return address;

@@ -21,6 +21,7 @@ export {
   type HandlerFor,
 } from './endpoint.js';
 export type { TrustProxy } from './edge.js';
+export { addressKey, normalizeAddress } from './address.js';
 export { Request, type AuthInfo, type ClientInfo, type RequestInit } from './request.js';
 export {
   Response,

@@ -64,9 +64,16 @@ class RawView implements RawInput {
 
 /**
  * Compiles one endpoint into `request → Response`: the binder is built here, once; what the route
- * does not use (body, query, timeout, response model) costs nothing per request.
+ * does not use (body, query, timeout, response model) costs nothing per request. `afterGuards` wraps
+ * what follows the guards (the endpoint's own middleware, which so sees `request.auth`).
  */
-export function compileInvoker(method: string, path: string, pathParams: string[], definition: EndpointDefinition): Step {
+export function compileInvoker(
+  method: string,
+  path: string,
+  pathParams: string[],
+  definition: EndpointDefinition,
+  afterGuards?: (next: Step) => Step,
+): Step {
   const { options, handler } = definition;
   const params = options.params ?? {};
   const binder = compileBinder({ method, pathParams, params });
@@ -158,13 +165,14 @@ export function compileInvoker(method: string, path: string, pathParams: string[
   const form = compileForm(method, params, pathParams);
   // The multipart parser loads while the app is still being built, not on the first upload.
   if (form) loadFormParser().catch(() => {});
-  const unguarded: Step = form
+  const bound: Step = form
     ? (request) => readForm(request, form).then(({ body, issues }) => bindAndCall(request, body, issues))
     : usesBody
       ? callWithBody
       : noInput
         ? (request) => callHandler({}, request)
         : (request) => bindAndCall(request, undefined);
+  const unguarded = afterGuards ? afterGuards(bound) : bound;
 
   const guards = handlerMetadata(handler)?.guards ?? [];
   const call: Step = guards.length === 0 ? unguarded : (request) => runGuards(guards, request).then(() => unguarded(request));

@@ -1,4 +1,5 @@
 import { queryValues } from '@fnapi/validation';
+import { headerText } from './header-text.js';
 import { parse as parseCookie } from 'cookie';
 import { parse as parseQuery } from 'fast-querystring';
 import { collectBody, decodeText, DEFAULT_BODY_LIMIT, parseJsonBody, tooLarge } from './body.js';
@@ -216,9 +217,10 @@ export class Request {
     this._logger = logger;
   }
 
-  /** The reconnecting event-stream client's `Last-Event-ID` header, if sent. */
+  /** The reconnecting event-stream client's `Last-Event-ID` header, if sent, decoded as UTF-8. */
   get lastEventId(): string | undefined {
-    return this.headers.get('last-event-id') ?? undefined;
+    const value = this.headers.get('last-event-id');
+    return value === null || value === undefined ? undefined : headerText(value);
   }
 
   /** Headers merged into the handler's answer (an object, a tuple or a `Response`); made on first use. */

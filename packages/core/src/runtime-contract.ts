@@ -21,6 +21,8 @@ export interface RuntimeLimits {
   uploadLimit?: number;
   /** Most files accepted in one multipart request (413 past it). */
   maxFiles?: number;
+  /** Milliseconds an upload's body may take, in place of `requestTimeout` (408 past it). */
+  uploadTimeout?: number;
   /** Milliseconds a server keeps serving after SIGTERM (readiness already failing) before it drains. */
   shutdownDelay: number;
 }

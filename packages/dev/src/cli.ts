@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { checkCommand, clientCommand, devCommand, openapiCommand, routesCommand } from './commands.js';
+import { checkCommand, clientCommand, deployCommand, devCommand, openapiCommand, routesCommand } from './commands.js';
 
 const USAGE = `Usage:
   fnapi dev <entry> [--host H] [--port P] [--client <file>]
@@ -12,12 +12,19 @@ const USAGE = `Usage:
   fnapi client <entry> [-o <file>]   write the client types (openapi-typescript's paths, for openapi-fetch)
   fnapi routes <entry>               list method, route and operationId of each endpoint
   fnapi check <entry> [--runs 100] [--seed n] [--only id,…] [--skip id,…] [--header 'Name: value']…
-                                     call every operation with generated inputs; exit 1 when an answer
-                                     breaks the document
+                     [--read-only] [--methods GET,POST,…] [--verbose]
+                                     call every operation (DELETE included, against the app's own
+                                     services; FNAPI_CHECK=1 is set for the app) with generated inputs;
+                                     exit 1 when an answer breaks the document or an operation is not
+                                     exercised. --read-only: GET, HEAD and QUERY only. --verbose: the
+                                     app's logs below error too
+  fnapi deploy haproxy [--servers host:port,…] [--port 8080] [--bind 127.0.0.1] [--health /readyz] [-o <file>]
+                                     write an HAProxy configuration for instances of an app: round
+                                     robin, a readiness check every 500 ms (pair it with shutdownDelay)
 
 <entry> is a TypeScript or JavaScript module whose default export, or export named "app", is an API.`;
 
-const COMMANDS = ['dev', 'openapi', 'client', 'routes', 'check'];
+const COMMANDS = ['dev', 'openapi', 'client', 'routes', 'check', 'deploy'];
 
 function list(value: string | undefined): string[] | undefined {
   return value
@@ -59,6 +66,12 @@ async function main(argv: string[]): Promise<number> {
       host: { type: 'string' },
       port: { type: 'string', short: 'p' },
       'openapi-version': { type: 'string' },
+      'read-only': { type: 'boolean' },
+      methods: { type: 'string' },
+      verbose: { type: 'boolean', short: 'v' },
+      servers: { type: 'string' },
+      bind: { type: 'string' },
+      health: { type: 'string' },
     },
   });
   const [command, entry] = positionals;
@@ -95,6 +108,17 @@ async function main(argv: string[]): Promise<number> {
         skip: list(values.skip),
         headers: headers(values.header),
         baseUrl: values['base-url'],
+        readOnly: values['read-only'],
+        methods: list(values.methods),
+        verbose: values.verbose,
+      });
+    case 'deploy':
+      return deployCommand(entry, {
+        servers: list(values.servers),
+        port: integer('port', values.port),
+        bind: values.bind,
+        health: values.health,
+        output: values.output,
       });
     default:
       return devCommand(entry, { client: values.client, host: values.host, port: values.port });

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { type CheckOptions, checkContract, formatReport } from './check/contract.js';
+import { type CheckOptions, checkContract, checkWarning, formatReport, READ_ONLY_METHODS } from './check/contract.js';
+import { type HaproxyOptions, haproxyConfig } from './deploy/haproxy.js';
 import { writeClientTypes } from './client.js';
 import { checkPort, listenAddress } from './address.js';
 import { loadApp } from './load.js';
@@ -68,8 +69,20 @@ export async function devCommand(
   });
 }
 
-/** `fnapi check <entry>`: the contract check, printed; resolves with the exit status (1 on any failure). */
-export async function checkCommand(entry: string, options: CheckOptions): Promise<number> {
+/**
+ * `fnapi check <entry>`: the contract check, printed; resolves with the exit status (1 on any failure).
+ * It warns first (it calls DELETE too, against the app's own services), sets `FNAPI_CHECK=1` before the
+ * app is loaded, and keeps the app's logs below `error` quiet unless `verbose`.
+ */
+export async function checkCommand(entry: string, options: CheckOptions & { verbose?: boolean | undefined }): Promise<number> {
+  const { verbose, ...check } = options;
+  process.env.FNAPI_CHECK = '1';
+  if (!verbose && !['silent', 'fatal', 'error'].includes(process.env.FNAPI_LOG_LEVEL ?? '')) process.env.FNAPI_LOG_LEVEL = 'error';
+  const methods = check.readOnly
+    ? READ_ONLY_METHODS.filter((m) => !check.methods?.length || check.methods.map((x) => x.toUpperCase()).includes(m))
+    : check.methods?.map((m) => m.toUpperCase());
+  // First in the output, before anything is called.
+  process.stdout.write(`fnapi: ${checkWarning(methods)}\n\n`);
   const app = await loadApp(entry);
   try {
     const report = await checkContract(app, options);
@@ -78,4 +91,21 @@ export async function checkCommand(entry: string, options: CheckOptions): Promis
   } finally {
     await app.shutdown();
   }
+}
+
+/** `fnapi deploy haproxy`: an HAProxy configuration for instances of the app, to stdout or `-o`. */
+export async function deployCommand(target: string, options: HaproxyOptions & { output?: string | undefined }): Promise<number> {
+  if (target !== 'haproxy') {
+    console.error(`fnapi: deploy knows "haproxy", not "${target}"`);
+    return 2;
+  }
+  const { output, ...config } = options;
+  const text = haproxyConfig({ ...config, servers: config.servers?.length ? config.servers : undefined });
+  if (output) {
+    writeFileSync(output, text);
+    console.error(`fnapi: wrote the HAProxy configuration to ${output}`);
+  } else {
+    process.stdout.write(text);
+  }
+  return 0;
 }

@@ -5,9 +5,12 @@ export {
   type CheckOptions,
   type CheckReport,
   checkContract,
+  checkWarning,
+  READ_ONLY_METHODS,
   type FailureKind,
   formatReport,
   type OperationSummary,
 } from './check/contract.js';
 export { clientTypes, untypedOperations, writeClientTypes } from './client.js';
-export { checkCommand, clientCommand, devCommand, openapiCommand, routesCommand } from './commands.js';
+export { checkCommand, clientCommand, deployCommand, devCommand, openapiCommand, routesCommand } from './commands.js';
+export { type HaproxyOptions, haproxyConfig } from './deploy/haproxy.js';

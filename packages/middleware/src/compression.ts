@@ -21,8 +21,13 @@ export interface CompressionOptions {
   threshold?: number;
   /** Encodings offered, in the server's order of preference (ties of q-value go to the first); default `['br', 'gzip']`. */
   encodings?: readonly CompressionEncoding[];
-  /** zlib level for gzip/deflate (0–9, default 6) and quality for brotli (0–11, default 4). */
+  /** zlib level for gzip/deflate (0–9, default 6) and quality for brotli (0–11, default 4; at most 1 for streams). */
   level?: number;
+  /**
+   * Responses for which this returns true are sent uncompressed: a body that carries a secret
+   * (a CSRF token, a session value) beside input an attacker can reflect (BREACH).
+   */
+  exclude?: (request: Request, response: Response) => boolean;
 }
 
 // JSON (and +json), text/* (event streams included), JavaScript, SVG, XML (and +xml), JSON Lines.
@@ -91,6 +96,9 @@ export class CompressionMiddleware extends Middleware {
   readonly threshold: number;
   readonly encodings: readonly CompressionEncoding[];
   readonly level: number | undefined;
+  private readonly exclude: ((request: Request, response: Response) => boolean) | undefined;
+  /** For streams: the same encodings, gzip and deflate first (they keep nothing between items; see compressStream). */
+  private readonly streamEncodings: readonly CompressionEncoding[];
 
   constructor(options: CompressionOptions = {}) {
     super();
@@ -105,6 +113,10 @@ export class CompressionMiddleware extends Middleware {
       throw new RangeError(`level must be a whole number from 0 to 11, got ${options.level}`);
     }
     this.level = options.level;
+    if (options.exclude !== undefined && typeof options.exclude !== 'function')
+      throw new TypeError('exclude must be a function (request, response) => boolean');
+    this.exclude = options.exclude;
+    this.streamEncodings = Object.freeze([...this.encodings.filter((e) => e !== 'br'), ...this.encodings.filter((e) => e === 'br')]);
   }
 
   async dispatch(request: Request, callNext: CallNext): Promise<Response> {
@@ -113,10 +125,15 @@ export class CompressionMiddleware extends Middleware {
     const headers = response.headersIfAny;
     if (headers?.has('content-encoding')) return response;
     if (headers !== undefined && /\bno-transform\b/i.test(headers.get('cache-control') ?? '')) return response;
+    if (this.exclude?.(request, response)) return response;
     const contentType = headers?.get('content-type') ?? response.contentType() ?? null;
-    const { encoding, identityRefused } = negotiateEncoding(request.headers.get('accept-encoding'), this.encodings);
-    if (!identityRefused && !isCompressible(contentType)) return response;
     const stream = response.stream();
+    // A stream prefers gzip or deflate among equally wanted encodings: they hold no compressor while idle.
+    const { encoding, identityRefused } = negotiateEncoding(
+      request.headers.get('accept-encoding'),
+      stream === undefined ? this.encodings : this.streamEncodings,
+    );
+    if (!identityRefused && !isCompressible(contentType)) return response;
     const body = stream === undefined ? response.render() : null;
     if (stream === undefined && body === null) return response;
     appendVary(response, 'Accept-Encoding');
@@ -182,35 +199,109 @@ function promised(run: (done: zlib.CompressCallback) => void): Promise<Buffer> {
   return new Promise((resolve, reject) => run((error, result) => (error ? reject(error) : resolve(result))));
 }
 
-function compressor(encoding: CompressionEncoding, level: number | undefined): { stream: zlib.BrotliCompress | zlib.Gzip; flush: number } {
-  switch (encoding) {
-    case 'br':
-      return { stream: zlib.createBrotliCompress(brotliOptions(level)), flush: zlib.constants.BROTLI_OPERATION_FLUSH };
-    case 'gzip':
-      return { stream: zlib.createGzip(zlibOptions(level)), flush: zlib.constants.Z_SYNC_FLUSH };
-    case 'deflate':
-      return { stream: zlib.createDeflate(zlibOptions(level)), flush: zlib.constants.Z_SYNC_FLUSH };
+// Framing for gzip (RFC 1952) and deflate (RFC 1950) streams built from raw deflate blocks.
+const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03]);
+const ZLIB_HEADER = Buffer.from([0x78, 0x9c]);
+/** A final, empty block with fixed codes: the end of a deflate stream. */
+const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
+
+/** Adler-32 (RFC 1950), continued from `adler`. */
+function adler32(bytes: Uint8Array, adler: number): number {
+  let a = adler & 0xffff;
+  let b = adler >>> 16;
+  for (let i = 0; i < bytes.length; ) {
+    const end = Math.min(bytes.length, i + 5552);
+    for (; i < end; i++) {
+      a += bytes[i]!;
+      b += a;
+    }
+    a %= 65521;
+    b %= 65521;
   }
+  return ((b << 16) | a) >>> 0;
+}
+
+function rawDeflateOptions(level: number | undefined): zlib.ZlibOptions {
+  // One item at a time, so a small window and hash do; sync-flushed, so the blocks of successive
+  // items, each from a compressor of its own, follow one another in one valid deflate stream.
+  return {
+    level: level === undefined ? 6 : Math.min(9, level),
+    windowBits: 13,
+    memLevel: 6,
+    chunkSize: 4096,
+    finishFlush: zlib.constants.Z_SYNC_FLUSH,
+  };
 }
 
 /**
- * One compressed chunk per input chunk: each is written and flushed, and what zlib produced is
- * yielded at once, so nothing is held back. Closing this iterator (the client went away) closes the
- * source's (its generator's `finally` runs) and frees the zlib stream.
+ * A gzip or deflate stream, one chunk per item: each item is deflated on its own and sync-flushed,
+ * and the framing (header, checksum, length) is written around the blocks. Nothing of a compressor
+ * outlives an item, so an idle stream holds a checksum and a count, not zlib's ~100–250 KiB state;
+ * items are not compressed against one another (a small price for event-sized items).
  */
-async function* compressStream(
+async function* deflateItems(
+  source: AsyncIterable<BodyChunk>,
+  encoding: 'gzip' | 'deflate',
+  level: number | undefined,
+): AsyncGenerator<Uint8Array> {
+  const options = rawDeflateOptions(level);
+  let header: Buffer | undefined = encoding === 'gzip' ? GZIP_HEADER : ZLIB_HEADER;
+  let check = encoding === 'gzip' ? 0 : 1;
+  let size = 0;
+  for await (const chunk of source) {
+    const bytes = toBuffer(chunk);
+    if (bytes.byteLength === 0) continue;
+    check = encoding === 'gzip' ? zlib.crc32(bytes, check) : adler32(bytes, check);
+    size = (size + bytes.byteLength) >>> 0;
+    const blocks =
+      bytes.byteLength <= SYNC_LIMIT
+        ? zlib.deflateRawSync(bytes, options)
+        : await promised((done) => zlib.deflateRaw(bytes, options, done));
+    yield header === undefined ? blocks : Buffer.concat([header, blocks]);
+    header = undefined;
+  }
+  const trailer = Buffer.alloc(encoding === 'gzip' ? 8 : 4);
+  if (encoding === 'gzip') {
+    trailer.writeUInt32LE(check >>> 0, 0);
+    trailer.writeUInt32LE(size, 4);
+  } else {
+    trailer.writeUInt32BE(check >>> 0, 0);
+  }
+  yield Buffer.concat(header === undefined ? [FINAL_BLOCK, trailer] : [header, FINAL_BLOCK, trailer]);
+}
+
+/** Brotli for streams: quality at most 1 and a 4 KiB window, so an open stream stays small (~30 KiB). */
+function brotliStreamOptions(level: number | undefined): zlib.BrotliOptions {
+  return {
+    chunkSize: 4096,
+    params: { [zlib.constants.BROTLI_PARAM_QUALITY]: Math.min(1, level ?? 1), [zlib.constants.BROTLI_PARAM_LGWIN]: 12 },
+  };
+}
+
+/**
+ * A streamed body compressed as it flows, one compressed chunk per item (flushed after each), so an
+ * event stream still arrives item by item. Closing this iterator (the client went away) closes the
+ * source's (its generator's `finally` runs) and frees the compressor.
+ */
+function compressStream(
   source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>,
   encoding: CompressionEncoding,
   level: number | undefined,
 ): AsyncGenerator<Uint8Array> {
-  const { stream, flush } = compressor(encoding, level);
+  const items = source as AsyncIterable<BodyChunk>;
+  return encoding === 'br' ? brotliItems(items, level) : deflateItems(items, encoding, level);
+}
+
+async function* brotliItems(source: AsyncIterable<BodyChunk>, level: number | undefined): AsyncGenerator<Uint8Array> {
+  const stream = zlib.createBrotliCompress(brotliStreamOptions(level));
+  const flush = zlib.constants.BROTLI_OPERATION_FLUSH;
   const drain = (): Buffer | undefined => {
     const parts: Buffer[] = [];
     for (let chunk = stream.read() as Buffer | null; chunk !== null; chunk = stream.read() as Buffer | null) parts.push(chunk);
     return parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : Buffer.concat(parts);
   };
   try {
-    for await (const chunk of source as AsyncIterable<BodyChunk>) {
+    for await (const chunk of source) {
       const bytes = toBuffer(chunk);
       if (bytes.byteLength === 0) continue;
       stream.write(bytes);

@@ -1,4 +1,4 @@
-import { type CallNext, type Logger, problemResponse, type Request, type Response, TooManyRequestsError } from '@fnapi/core';
+import { addressKey, type CallNext, type Logger, problemResponse, type Request, type Response, TooManyRequestsError } from '@fnapi/core';
 import { Middleware } from './base.js';
 
 /** What a store answers for one request: where the key stands in its window. */
@@ -77,8 +77,13 @@ export interface RateLimitOptions {
   limit: number;
   /** The sliding window, in seconds. */
   window: number;
-  /** Who is counted; default `request.ip`. */
+  /**
+   * Who is counted; default `request.ip`, normalised: an IPv4-mapped IPv6 address counts as its IPv4
+   * address, an IPv6 address by its network of `ipv6Subnet` bits.
+   */
   key?: (request: Request) => string | Promise<string>;
+  /** Prefix length an IPv6 client is counted by (default 64: one host commonly holds a whole /64); 128 counts each address. */
+  ipv6Subnet?: number;
   /** Default a bounded `MemoryRateLimitStore`; `RedisRateLimitStore` (`@fnapi/cache`) shares it. */
   store?: RateLimitStore;
   /** Requests for which this returns true are neither counted nor limited. */
@@ -116,7 +121,9 @@ export class RateLimitMiddleware extends Middleware {
     this.limit = options.limit;
     this.window = options.window;
     this.store = options.store ?? new MemoryRateLimitStore();
-    this.keyOf = options.key ?? ((request) => request.ip ?? 'unknown');
+    const subnet = options.ipv6Subnet ?? 64;
+    if (!Number.isInteger(subnet) || subnet < 1 || subnet > 128) throw new RangeError(`ipv6Subnet must be 1–128, got ${subnet}`);
+    this.keyOf = options.key ?? ((request) => addressKey(request.ip, subnet) ?? 'unknown');
     this.skip = options.skip;
     this.policy = options.policy ?? 'default';
     if (!/^[A-Za-z*][A-Za-z0-9_\-.:%*/]*$/.test(this.policy))

@@ -1,6 +1,8 @@
 import type { BusboyFileStream, BusboyInstance } from '@fastify/busboy';
+import { cleanFileName } from './file-name.js';
+import { UPLOADING } from './upload-timeout.js';
 import type { FormField, FormPlan, UploadedFile, ValidationIssue } from '@fnapi/validation';
-import { BadRequestError, type HTTPError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
+import { BadRequestError, HTTPError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
 import type { Request } from '../request.js';
 import { bodyStreamOf, discardBodyOf, onRequestFinished } from '../request-access.js';
 import { REQUEST_INTERNALS } from '../request-internals.js';
@@ -102,15 +104,40 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
   const { Readable } = process.getBuiltinModule('node:stream');
   const source = bodyStream instanceof Readable ? bodyStream : Readable.from(bodyStream);
 
+  // The body may take `uploadTimeout` in place of the server's `requestTimeout`, and no byte may be
+  // awaited longer than `headersTimeout`; past either, 408 and the connection is closed.
+  const mark = bodyStream as { [UPLOADING]?: boolean };
+  mark[UPLOADING] = true;
+  const uploadTimeout = limits?.uploadTimeout ?? 600_000;
+  const idleTimeout = limits?.headersTimeout ?? 10_000;
+  let deadline: ReturnType<typeof setTimeout> | undefined;
+  let idle: ReturnType<typeof setTimeout> | undefined;
+  const stopTimers = () => {
+    mark[UPLOADING] = false;
+    clearTimeout(deadline);
+    clearTimeout(idle);
+  };
+
   return new Promise<FormContent>((resolve, reject) => {
     let failed = false;
     let ended = false;
     let received = 0;
     const openFiles = new Set<BusboyFileStream>();
 
+    const timedOut = (detail: string) => {
+      const error = new HTTPError(408, detail, undefined, { headers: { connection: 'close' } });
+      fail(error, false);
+      source.pause();
+    };
+    deadline = setTimeout(() => timedOut(`The upload did not complete within ${uploadTimeout / 1000} s`), uploadTimeout);
+    idle = setTimeout(() => timedOut(`No byte of the upload arrived for ${idleTimeout / 1000} s`), idleTimeout);
+    deadline.unref?.();
+    idle.unref?.();
+
     const fail = (error: HTTPError, discard: boolean) => {
       if (failed) return;
       failed = true;
+      stopTimers();
       source.off('data', onData);
       parser.removeAllListeners('drain');
       for (const stream of openFiles) stream.resume();
@@ -121,6 +148,7 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
     };
 
     const onData = (data: Buffer | Uint8Array | string) => {
+      idle?.refresh();
       const chunk = typeof data === 'string' ? Buffer.from(data) : data;
       received += chunk.byteLength;
       if (received > uploadLimit) {
@@ -133,6 +161,7 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
     source.on('data', onData);
     source.once('end', () => {
       ended = true;
+      stopTimers();
       if (!failed) parser.end();
     });
     source.once('error', (error) => fail(new BadRequestError('The request body could not be read', undefined, { cause: error }), false));
@@ -160,7 +189,7 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
         stream.resume();
         return;
       }
-      pending.push({ field, done: receiveFile(stream, field, filename ?? '', declaredType) });
+      pending.push({ field, done: receiveFile(stream, field, cleanFileName(filename), declaredType) });
     });
 
     const receiveFile = (stream: BusboyFileStream, field: Extract<FormField, { kind: 'file' }>, name: string, declaredType: string) =>

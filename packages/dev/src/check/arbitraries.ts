@@ -7,6 +7,47 @@ export type Place = 'body' | 'path' | 'query' | 'header' | 'cookie';
 const MAX_DEPTH = 4;
 const HEADER_CHARS = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i));
 const COOKIE_CHARS = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~-'];
+/** The longest string generated for a value in a URL, whatever its schema allows. */
+const LONGEST_IN_URL = 4096;
+/** The longest string generated for a body field. */
+const LONGEST_IN_BODY = 65_536;
+
+/**
+ * Chosen values (boundaries) drawn as they are, but shrunk as `base` shrinks any of its values: an
+ * edge that shows a failure is shrunk to the smallest value that still does (-1000 → -1, a long
+ * string with a NUL → "\u0000"), where `constantFrom` would only try the edges before it.
+ */
+class EdgeArbitrary<T> extends fc.Arbitrary<T> {
+  constructor(
+    private readonly edges: readonly T[],
+    private readonly base: fc.Arbitrary<T>,
+    /**
+     * Keeps only some of `base`'s candidates, at most `most` a step (a string: the first shorter ones,
+     * so 4,096 characters are not each shrunk and removed in turn, thousands of requests).
+     */
+    private readonly keep: (candidate: T, value: T) => boolean = () => true,
+    private readonly most = Number.POSITIVE_INFINITY,
+  ) {
+    super();
+  }
+  generate(mrng: fc.Random): fc.Value<T> {
+    return new fc.Value(this.edges[mrng.nextInt(0, this.edges.length - 1)]!, undefined);
+  }
+  canShrinkWithoutContext(value: unknown): value is T {
+    return this.base.canShrinkWithoutContext(value);
+  }
+  shrink(value: T, _context: unknown): fc.Stream<fc.Value<T>> {
+    if (!this.base.canShrinkWithoutContext(value)) return fc.Stream.nil();
+    const candidates = this.base.shrink(value, undefined).filter((candidate) => this.keep(candidate.value, value));
+    return Number.isFinite(this.most) ? candidates.take(this.most) : candidates;
+  }
+}
+
+/** `base` most of the time, one of `edges` with the given weight; every value shrinks through `base`. */
+function withEdges<T>(base: fc.Arbitrary<T>, baseWeight: number, edges: readonly T[], edgeWeight: number): fc.Arbitrary<T> {
+  if (edges.length === 0) return base;
+  return fc.oneof({ arbitrary: base, weight: baseWeight }, { arbitrary: new EdgeArbitrary(edges, base), weight: edgeWeight });
+}
 
 /**
  * Values a JSON Schema admits, as a fast-check arbitrary: ordinary values most of the time, boundary
@@ -84,18 +125,38 @@ function stringArbitrary(s: JsonSchema, place: Place): fc.Arbitrary<string> {
     place === 'header' ? fc.constantFrom(...HEADER_CHARS) : place === 'cookie' ? fc.constantFrom(...COOKIE_CHARS) : 'grapheme-ascii';
   const short = Math.max(floor, Math.min(ceiling, 20));
   const options: fc.WeightedArbitrary<string>[] = [{ arbitrary: fc.string({ unit, minLength: floor, maxLength: short }), weight: 5 }];
+  const plain = place !== 'header' && place !== 'cookie';
   // Any code point (control characters, astral planes) where the value is percent-encoded or JSON.
-  if (place !== 'header' && place !== 'cookie')
-    options.push({ arbitrary: fc.string({ unit: 'binary', minLength: floor, maxLength: short }), weight: 2 });
+  if (plain) options.push({ arbitrary: fc.string({ unit: 'binary', minLength: floor, maxLength: short }), weight: 2 });
   if (floor === 0) options.push({ arbitrary: fc.constant(''), weight: 1 });
   const long = Math.min(ceiling, place === 'body' ? 2000 : 200);
   if (long > 20) options.push({ arbitrary: fc.string({ unit, minLength: Math.max(floor, long - 10), maxLength: long }), weight: 1 });
-  if (place !== 'header' && place !== 'cookie') {
+  if (plain) {
     options.push({
       arbitrary: fc.string({ unit: 'grapheme', minLength: floor, maxLength: Math.max(floor, Math.min(ceiling, 8)) }),
       weight: 1,
     });
   }
+  // Boundaries, often enough that a default run meets each: NUL and other control characters, lone
+  // surrogates (in JSON, the one place they can travel) and the longest string the schema allows.
+  const longest = Math.min(typeof s.maxLength === 'number' ? s.maxLength : ceiling, place === 'body' ? LONGEST_IN_BODY : LONGEST_IN_URL);
+  const edges = (
+    plain
+      ? [
+          '\u0000',
+          'a\u0000b',
+          '\u0001\u0007\b\t\n\u000b\f\r\u001b\u007f',
+          '\u0085\u2028\u2029\ufeff',
+          ...(place === 'body' ? ['\ud800', 'a\udfffb'] : []),
+          'x'.repeat(longest),
+        ]
+      : ['x'.repeat(longest)]
+  )
+    .map((edge) => (edge.length < floor ? edge + 'a'.repeat(floor - edge.length) : edge))
+    .filter((edge) => edge.length <= Math.max(ceiling, longest));
+  const shrinker = fc.string({ unit: plain ? 'binary' : unit, minLength: floor, maxLength: Math.max(longest, short) });
+  const shorter = (candidate: string, value: string) => candidate.length < value.length;
+  options.push({ arbitrary: new EdgeArbitrary([...new Set(edges)], shrinker, shorter, 48), weight: plain ? 3 : 1 });
   return fc.oneof(...options);
 }
 
@@ -150,15 +211,18 @@ function integerArbitrary(s: JsonSchema): fc.Arbitrary<number> {
   const { min, max } = bounds(s, true);
   if (min > max) return fc.constant(min);
   const edges = [0, 1, -1, min, max, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER].filter((n) => n >= min && n <= max);
-  return fc.oneof({ arbitrary: fc.integer({ min, max }), weight: 4 }, { arbitrary: fc.constantFrom(...edges), weight: 1 });
+  return withEdges(fc.integer({ min, max }), 4, [...new Set(edges)], 1);
 }
 
 function numberArbitrary(s: JsonSchema): fc.Arbitrary<number> {
   const { min, max } = bounds(s, false);
   if (min > max) return fc.constant(min);
   const edges = [0, 1, -1, 0.5, -2.5, 1e15, -1e15, min, max].filter((n) => n >= min && n <= max && Number.isFinite(n));
-  const plain = fc.double({ min, max, noNaN: true, noDefaultInfinity: true }).map((n) => (Object.is(n, -0) ? 0 : n));
-  return fc.oneof({ arbitrary: plain, weight: 4 }, { arbitrary: fc.constantFrom(...edges), weight: 1 });
+  const plain = fc.double({ min, max, noNaN: true, noDefaultInfinity: true }).map(
+    (n) => (Object.is(n, -0) ? 0 : n),
+    (n) => n as number,
+  );
+  return withEdges(plain, 4, [...new Set(edges)], 1);
 }
 
 function arrayArbitrary(book: SchemaBook, s: JsonSchema, place: Place, depth: number): fc.Arbitrary<unknown[]> {

@@ -28,6 +28,26 @@ export interface CheckOptions {
   headers?: Record<string, string>;
   /** Where the printed `curl` lines point; default `http://127.0.0.1:8000`. */
   baseUrl?: string;
+  /** Only operations of these methods are called (others are listed as skipped); default all. */
+  methods?: string[];
+  /** Only GET, HEAD and QUERY operations are called (`methods` narrows it further). */
+  readOnly?: boolean;
+}
+
+/** Methods that change nothing: what `--read-only` calls. */
+export const READ_ONLY_METHODS = ['GET', 'HEAD', 'QUERY'];
+
+/** Answers that show a valid input never reached the handler (a guard, a rate limit, a draining or failed startup). */
+const NOT_REACHED = new Set([401, 429, 503]);
+
+/** What `fnapi check` says before it calls anything. */
+export function checkWarning(methods: readonly string[] | undefined): string {
+  const which = methods ? `the ${methods.join(', ')} operations` : 'every operation, DELETE included,';
+  return (
+    `fnapi check calls ${which} with generated inputs, in process, against whatever services the app uses ` +
+    '(databases, caches, rate limits, queues). Point the app at scratch services (FNAPI_CHECK=1 is set in its ' +
+    'environment), or use --read-only (GET, HEAD and QUERY only) or --methods.'
+  );
 }
 
 export type FailureKind =
@@ -36,7 +56,8 @@ export type FailureKind =
   | 'body-mismatch'
   | 'valid-rejected'
   | 'invalid-accepted'
-  | 'guard-not-401';
+  | 'guard-not-401'
+  | 'not-exercised';
 
 export interface CheckFailure {
   operationId: string;
@@ -57,7 +78,9 @@ export interface OperationSummary {
   method: string;
   route: string;
   requests: number;
-  /** Why the operation was not exercised. */
+  /** Requests with valid input, those of them that reached the handler (not 401, 429 or 503), and those answered 2xx. */
+  valid: { requests: number; reached: number; succeeded: number };
+  /** Why the operation was not called. */
   skipped?: string;
 }
 
@@ -69,6 +92,8 @@ export interface CheckReport {
   durationMs: number;
   operations: OperationSummary[];
   failures: CheckFailure[];
+  /** Environment variables the printed `curl` lines read, for the `--header` values they stand for. */
+  placeholders: { variable: string; header: string }[];
 }
 
 interface Answer {
@@ -97,21 +122,38 @@ export async function checkContract(app: CheckableApp, options: CheckOptions = {
   const seed = options.seed ?? Math.floor(Math.random() * 0x7fffffff);
   const baseUrl = options.baseUrl ?? 'http://127.0.0.1:8000';
   const userHeaders = Object.entries(options.headers ?? {}).map(([n, v]) => [n.toLowerCase(), v] as [string, string]);
+  // Credentials are printed as variables, never in clear.
+  const placeholders = userHeaders.map(([header], i) => ({ variable: `FNAPI_CHECK_HEADER_${i + 1}`, header }));
+  const secrets = new Map(placeholders.map(({ variable, header }) => [header, variable]));
+  const methods = methodsOf(options);
+  // The app may point itself at scratch services when it sees this (set before its startup).
+  process.env.FNAPI_CHECK ??= '1';
   await app.startup();
   const document = app.openapi() as JsonSchema;
   const book = new SchemaBook(document);
   const bodyLimit = app.limits?.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const report: CheckReport = { ok: true, seed, runs, requests: 0, durationMs: 0, operations: [], failures: [] };
+  const report: CheckReport = { ok: true, seed, runs, requests: 0, durationMs: 0, operations: [], failures: [], placeholders };
 
   for (const op of operationsOf(document)) {
     if (options.only?.length && !options.only.includes(op.id)) continue;
     if (options.skip?.includes(op.id)) continue;
-    const summary: OperationSummary = { operationId: op.id, method: op.method, route: op.route, requests: 0 };
+    const summary: OperationSummary = {
+      operationId: op.id,
+      method: op.method,
+      route: op.route,
+      requests: 0,
+      valid: { requests: 0, reached: 0, succeeded: 0 },
+    };
     report.operations.push(summary);
     if (op.skip) {
       summary.skipped = op.skip;
       continue;
     }
+    if (methods && !methods.includes(op.method)) {
+      summary.skipped = `method not checked (${options.readOnly ? '--read-only' : '--methods'})`;
+      continue;
+    }
+    let starved: { draft: Draft; answer: Answer } | undefined;
     const valid = validInputs(book, op);
     const mutations = mutationsOf(book, op, bodyLimit);
     const cases: { valid: boolean; arbitrary: fc.Arbitrary<{ input: Input; draft: Draft; mutation?: string }> }[] = [
@@ -136,11 +178,25 @@ export async function checkContract(app: CheckableApp, options: CheckOptions = {
           const answer = await send(app, draft);
           report.requests++;
           summary.requests++;
+          if (kase.valid) {
+            summary.valid.requests++;
+            if (NOT_REACHED.has(answer.status)) starved ??= { draft, answer };
+            else summary.valid.reached++;
+            if (answer.status >= 200 && answer.status < 300) summary.valid.succeeded++;
+          }
           const verdict = judge(book, op, draft, answer, kase.valid, userHeaders.length > 0);
           // While shrinking, only the kind first seen counts, so the smallest input shows that failure.
           if (!verdict || found.has(verdict.kind) || (target && verdict.kind !== target)) return true;
           target = verdict.kind;
-          last = failureOf(op, draft, answer, verdict, kase.valid ? { valid: true } : { valid: false, mutation: mutation! }, baseUrl);
+          last = failureOf(
+            op,
+            draft,
+            answer,
+            verdict,
+            kase.valid ? { valid: true } : { valid: false, mutation: mutation! },
+            baseUrl,
+            secrets,
+          );
           return false;
         });
         const details = await fc.check(property, { seed: seedFor(seed, op.id, kase.valid), numRuns: runs });
@@ -149,10 +205,35 @@ export async function checkContract(app: CheckableApp, options: CheckOptions = {
         report.failures.push(last);
       }
     }
+    // A guard, a rate limit or a failed startup that answers (nearly) every valid input leaves the
+    // handler unchecked: that is a failure, never a vacuous pass.
+    const { requests, reached } = summary.valid;
+    if (requests > 0 && reached * 2 < requests && starved) {
+      report.failures.push(
+        failureOf(
+          op,
+          starved.draft,
+          starved.answer,
+          {
+            kind: 'not-exercised',
+            expected: `valid inputs reach the handler (not 401, 429 or 503); ${reached} of ${requests} did`,
+          },
+          { valid: true },
+          baseUrl,
+          secrets,
+        ),
+      );
+    }
   }
   report.ok = report.failures.length === 0;
   report.durationMs = Math.round(performance.now() - started);
   return report;
+}
+
+function methodsOf(options: CheckOptions): string[] | undefined {
+  const listed = options.methods?.map((m) => m.trim().toUpperCase()).filter(Boolean);
+  if (!options.readOnly) return listed?.length ? listed : undefined;
+  return listed?.length ? listed.filter((m) => READ_ONLY_METHODS.includes(m)) : READ_ONLY_METHODS;
 }
 
 /** One seed per operation and kind of input, so `only`/`skip` do not change other operations' inputs. */
@@ -227,9 +308,10 @@ function failureOf(
   verdict: Verdict,
   input: CheckFailure['input'],
   baseUrl: string,
+  secrets: ReadonlyMap<string, string>,
 ): CheckFailure {
   const headers: Record<string, string> = {};
-  for (const [name, value] of draft.headers) headers[name] = value;
+  for (const [name, value] of draft.headers) headers[name] = secrets.has(name) ? `$${secrets.get(name)}` : value;
   let body: string | undefined;
   if (draft.body && 'oversize' in draft.body) body = `(${draft.body.oversize} bytes of "a")`;
   else if (draft.body) body = draft.body.text;
@@ -241,7 +323,7 @@ function failureOf(
     kind: verdict.kind,
     input,
     request: { method: draft.method, url: urlOf(draft), headers, body },
-    curl: curlLine(draft, baseUrl),
+    curl: curlLine(draft, baseUrl, secrets),
     expected: verdict.expected,
     actual: {
       status: answer.status,
@@ -258,6 +340,7 @@ const TITLES: Record<FailureKind, string> = {
   'valid-rejected': 'answered 422 to valid input',
   'invalid-accepted': 'answered 2xx to invalid input',
   'guard-not-401': 'answered without credentials other than 401',
+  'not-exercised': 'not exercised: its valid inputs did not reach the handler',
 };
 
 /** The report as `fnapi check` prints it. */
@@ -266,7 +349,11 @@ export function formatReport(report: CheckReport): string {
   const failed = new Set(report.failures.map((f) => f.operationId));
   for (const op of report.operations) {
     const mark = op.skipped ? '-' : failed.has(op.operationId) ? '✗' : '✓';
-    lines.push(`${mark} ${op.operationId}  ${op.method} ${op.route}  ${op.skipped ? `skipped: ${op.skipped}` : `${op.requests} requests`}`);
+    const { requests, succeeded } = op.valid;
+    lines.push(
+      `${mark} ${op.operationId}  ${op.method} ${op.route}  ` +
+        (op.skipped ? `skipped: ${op.skipped}` : `${op.requests} requests; ${succeeded} of ${requests} valid inputs answered 2xx`),
+    );
   }
   for (const f of report.failures) {
     lines.push('', `FAIL ${f.operationId}  ${f.method} ${f.route}: ${TITLES[f.kind]}`);
@@ -275,6 +362,9 @@ export function formatReport(report: CheckReport): string {
     lines.push(`  actual:   ${f.actual.status} ${f.actual.body.replace(/\s+/g, ' ').slice(0, 300)}`);
     if (f.actual.reason) lines.push(`  why:      ${f.actual.reason}`);
     lines.push(`  curl:     ${f.curl}`);
+    for (const { variable, header } of report.placeholders) {
+      if (f.curl.includes(`$${variable}`)) lines.push(`  set:      ${variable} to the ${header} header given with --header`);
+    }
   }
   const seconds = (report.durationMs / 1000).toFixed(1);
   lines.push(

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { arbitraryFor, type Place, WRONG_JSON, wrongStrings } from './arbitraries.js';
 import { type JsonSchema, readParameter, type SchemaBook } from './schemas.js';
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'query', 'x-query'];
 const STREAM_TYPES = ['text/event-stream', 'application/jsonl', 'application/x-ndjson', 'application/octet-stream'];
 const UPLOAD_TYPES = ['multipart/form-data', 'application/x-www-form-urlencoded', 'application/octet-stream'];
 
@@ -51,8 +51,9 @@ export function operationsOf(document: JsonSchema): Operation[] {
       else if (!json && Object.keys(content).some((type) => UPLOAD_TYPES.includes(type))) skip = 'reads an upload';
       else if (!json && Object.keys(content).length > 0) skip = `reads ${Object.keys(content).join(', ')}`;
       out.push({
-        id: typeof op.operationId === 'string' ? op.operationId : `${method.toUpperCase()} ${route}`,
-        method: method.toUpperCase(),
+        id: typeof op.operationId === 'string' ? op.operationId : `${method.replace('x-', '').toUpperCase()} ${route}`,
+        // QUERY is the path item's `query` under OpenAPI 3.2, `x-query` under 3.1.
+        method: method.replace('x-', '').toUpperCase(),
         route,
         parameters,
         body: json
