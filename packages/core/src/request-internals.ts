@@ -15,7 +15,12 @@ export interface RequestInternals {
   /** The app's logger (made on first use). */
   readonly logger: Logger;
   /** Limits read per request (uploads). */
-  readonly limits: { readonly uploadLimit?: number; readonly maxFiles?: number };
+  readonly limits: {
+    readonly uploadLimit?: number;
+    readonly maxFiles?: number;
+    readonly uploadTimeout?: number;
+    readonly headersTimeout?: number;
+  };
   /** The thrown value already offered to plugins: each error is reported once per request. */
   readonly reported?: unknown;
 }
