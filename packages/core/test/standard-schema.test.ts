@@ -9,7 +9,7 @@ import { type } from 'arktype';
 import { pino } from 'pino';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, body, form, header, type StandardSchemaV1, z } from '../src/index.js';
+import { API, body, file, form, header, type StandardSchemaV1, z } from '../src/index.js';
 import { TestClient } from '../src/testing.js';
 
 /** A Standard Schema with no JSON Schema: a string of even length. */
@@ -62,6 +62,11 @@ function build(logLines: Record<string, unknown>[]): API {
   app.get('/v/ticks', { params: { count: v.pipe(v.number(), v.integer()) }, lines: Tick }, function* ({ count }) {
     for (let n = 0; n < count; n++) yield { n, extra: true } as { n: number };
   });
+  app.post(
+    '/v/upload/{id}',
+    { params: { id: type('number.integer'), doc: file(), pages: v.pipe(v.number(), v.integer()), note: v.optional(v.string()) } },
+    async ({ id, doc, pages, note }) => ({ id, size: doc.size, text: await doc.text(), pages, note: note ?? null }),
+  );
   app.get('/h/{word}', { params: { word: evenLength }, responses: { 404: { description: 'None', schema: Item } } }, ({ word }) => ({
     word,
   }));
@@ -150,6 +155,23 @@ describe('Standard Schema endpoints over HTTP', () => {
     expect(res.body).toBe('{"n":0}\n{"n":1}\n');
   });
 
+  it('multipart: valibot text fields beside a file, converted as strictly as query strings', async () => {
+    const fd = new FormData();
+    fd.append('doc', new Blob(['hello'], { type: 'text/plain' }), 'a.txt');
+    fd.append('pages', '12');
+    const ok = await client.post('/v/upload/3', { form: fd });
+    expect(ok.status).toBe(200);
+    expect(ok.json()).toEqual({ id: 3, size: 5, text: 'hello', pages: 12, note: null });
+    const bad = new FormData();
+    bad.append('doc', new Blob(['x']), 'b.txt');
+    bad.append('pages', '1.5');
+    const refused = await client.post('/v/upload/3', { form: bad });
+    expect(refused.status).toBe(422);
+    expect(refused.json<{ errors: unknown[] }>().errors).toEqual([
+      { in: 'body', path: ['pages'], message: 'Invalid type: Expected number but received "1.5"', code: 'number' },
+    ]);
+  });
+
   it('a schema without a JSON Schema still validates, and is named in one warning', async () => {
     expect((await client.get('/h/ab')).json()).toEqual({ word: 'ab' });
     const bad = await client.get('/h/abc');
@@ -189,6 +211,14 @@ describe('Standard Schema endpoints over HTTP', () => {
       properties: { user: { type: 'string' }, remember: { type: 'boolean' } },
     });
     expect(doc.paths['/h/{word}'].get.parameters[0].schema).toEqual({});
+    expect(doc.paths['/v/ticks'].get.responses['200'].content['application/jsonl']['x-itemSchema']).toEqual({
+      type: 'object',
+      properties: { n: { type: 'number' } },
+      required: ['n'],
+    });
+    const upload = doc.paths['/v/upload/{id}'].post.requestBody.content['multipart/form-data'].schema;
+    expect(upload.properties.pages).toEqual({ type: 'integer' });
+    expect(upload.required).toEqual(['doc', 'pages']);
     expect(doc.paths['/h/{word}'].get.responses['404'].content['application/json'].schema).toMatchObject({ type: 'object' });
     const output = await validateOpenAPI('https://spec.openapis.org/oas/3.1/schema-base', JSON.parse(JSON.stringify(doc)), 'BASIC');
     expect(output.valid ? [] : output.errors).toEqual([]);
