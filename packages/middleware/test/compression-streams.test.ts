@@ -47,6 +47,7 @@ function decodeAll(raw: Raw): string {
 }
 
 const big = 'x'.repeat(100_000);
+const rows = Array.from({ length: 300 }, (_, id) => `${JSON.stringify({ id, name: `row ${id % 97}`, tags: ['a', 'b'] })}\n`);
 const lines = [
   ...Array.from({ length: 50 }, (_, n) => `${JSON.stringify({ n, text: 'row '.repeat(n) })}\n`),
   `${JSON.stringify({ big })}\n`,
@@ -73,6 +74,16 @@ describe('CompressionMiddleware streams and exclude', () => {
           { mediaType: 'application/jsonl' },
         ),
     );
+    app.get(
+      '/rows',
+      () =>
+        new StreamingResponse(
+          (async function* () {
+            yield* rows;
+          })(),
+          { mediaType: 'application/jsonl' },
+        ),
+    );
     app.get('/secret', () => ({ token: 'a'.repeat(200) }));
     app.get('/marked', () => new JSONResponse({ token: 'b'.repeat(200) }, { headers: { 'x-secret': '1' } }));
     app.get('/plain', () => ({ token: 'c'.repeat(200) }));
@@ -84,6 +95,14 @@ describe('CompressionMiddleware streams and exclude', () => {
     const raw = await fetchRaw(client.url, '/lines', encoding);
     expect(raw.headers['content-encoding']).toBe(encoding);
     expect(decodeAll(raw)).toBe(lines.join(''));
+  });
+
+  it.each(['gzip', 'deflate'])('compresses small rows against the rows before them (%s)', async (encoding) => {
+    const raw = await fetchRaw(client.url, '/rows', encoding);
+    expect(decodeAll(raw)).toBe(rows.join(''));
+    const sent = Buffer.concat(raw.chunks).length;
+    // Each row alone would not shrink at all; primed with what was sent before, they do.
+    expect(sent / Buffer.byteLength(rows.join(''))).toBeLessThan(0.4);
   });
 
   it('delivers each item decodable as it arrives (gzip, sync-flushed)', async () => {
