@@ -1,5 +1,5 @@
 import { BadRequestError, type BodyChunk } from '@fnapi/core';
-import { answer, collectBody, requestFrom, type Runtime, toChunk, tooLarge, writeChunk, writeChunks } from '@fnapi/core/transport';
+import { afterAnswer, answer, collectBody, requestFrom, type Runtime, toChunk, tooLarge, writeChunk, writeChunks } from '@fnapi/core/transport';
 
 /**
  * A Node request as platforms hand it over: an `IncomingMessage`, or an Express request whose body
@@ -31,7 +31,12 @@ export interface PlatformNodeResponse {
 }
 
 /** An fnapi request over a Node request whose body may already have been consumed upstream. */
-function platformRequest(source: PlatformNodeRequest, response: PlatformNodeResponse, bodyLimit: number) {
+function platformRequest(
+  source: PlatformNodeRequest,
+  response: PlatformNodeResponse,
+  bodyLimit: number,
+  waitUntil: ((promise: Promise<unknown>) => void) | undefined,
+) {
   const url = source.originalUrl ?? source.url ?? '/';
   const q = url.indexOf('?');
   const encrypted = (source.socket as { encrypted?: boolean } | null | undefined)?.encrypted === true;
@@ -51,6 +56,7 @@ function platformRequest(source: PlatformNodeRequest, response: PlatformNodeResp
       });
     },
     bodyLimit,
+    waitUntil,
   });
 }
 
@@ -82,9 +88,29 @@ function alreadyParsed(source: PlatformNodeRequest): Uint8Array {
   return Buffer.from(JSON.stringify(body));
 }
 
-/** Serves a Node request/response pair through the app and writes the answer, streaming if it streams. */
-export async function serveNode(app: Runtime, req: PlatformNodeRequest, res: PlatformNodeResponse, platform: unknown): Promise<void> {
-  const request = platformRequest(req, res, app.limits.bodyLimit);
+/** Vercel's `waitUntil` for the current invocation (what `@vercel/functions` reads), where the runtime has one. */
+export function vercelWaitUntil(): ((promise: Promise<unknown>) => void) | undefined {
+  const context = (globalThis as Record<symbol, { get?: () => { waitUntil?: (p: Promise<unknown>) => void } | undefined } | undefined>)[
+    Symbol.for('@vercel/request-context')
+  ];
+  return context?.get?.()?.waitUntil;
+}
+
+/**
+ * Serves a Node request/response pair through the app and writes the answer, streaming if it streams.
+ * Deferred work (`request.defer`): handed to the platform's `waitUntil` where it has one (Vercel);
+ * otherwise the platform may stop the function once the response ends, so the whole answer is written
+ * (a client with its `Content-Length` has it all), the deferred tasks run, and only then is the
+ * response ended.
+ */
+export async function serveNode(
+  app: Runtime,
+  req: PlatformNodeRequest,
+  res: PlatformNodeResponse,
+  platform: unknown,
+  waitUntil?: (promise: Promise<unknown>) => void,
+): Promise<void> {
+  const request = platformRequest(req, res, app.limits.bodyLimit, waitUntil);
   request.state.platform = platform;
   const out = await answer(app, request);
   if (res.headersSent) {
@@ -95,7 +121,9 @@ export async function serveNode(app: Runtime, req: PlatformNodeRequest, res: Pla
   if (out.stream !== undefined) {
     try {
       await writeChunks(res, out.stream as AsyncIterable<BodyChunk>);
+      if (waitUntil === undefined) await afterAnswer(app, request);
       res.end();
+      if (waitUntil !== undefined) afterAnswer(app, request);
     } catch (error) {
       app.logger.error({ err: error }, 'streamed response failed');
       res.destroy(error as Error);
@@ -103,5 +131,7 @@ export async function serveNode(app: Runtime, req: PlatformNodeRequest, res: Pla
     return;
   }
   if (out.body !== null) await writeChunk(res, toChunk(out.body));
+  if (waitUntil === undefined) await afterAnswer(app, request);
   res.end();
+  if (waitUntil !== undefined) afterAnswer(app, request);
 }

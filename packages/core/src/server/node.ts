@@ -4,10 +4,11 @@ import { tooLarge } from '../wire/collect-body.js';
 import { BadRequestError, problemDetails } from '../errors.js';
 import { PROBLEM_JSON, reasonOverride, reasonPhrase } from '../http.js';
 import type { RawHeaders } from '../headers.js';
+import { DEFERRED } from '../deferred.js';
 import { type ClientInfo, Request, type RequestInit } from '../request.js';
 import { drainingReason, StreamInterrupted } from '../streams.js';
 import type { Runtime } from '../runtime-contract.js';
-import { startOrRefuse, withoutBody } from '../wire/answer.js';
+import { afterAnswer, startOrRefuse, withoutBody } from '../wire/answer.js';
 import { serialize } from '../wire/serialize.js';
 import { writeChunks } from '../wire/stream-writer.js';
 import { listen } from './listen.js';
@@ -227,6 +228,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       res.writeHead(500, reasonPhrase(500), ['content-type', PROBLEM_JSON, 'connection', 'close']);
       res.end(problem(500, 'The response could not be written'));
       finished();
+      afterAnswer(app, request);
       return;
     }
     if (out.stream !== undefined) {
@@ -234,6 +236,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       const done = () => {
         streaming.delete(request);
         finished();
+        afterAnswer(app, request);
       };
       writeChunks(res, out.stream).then(
         () => {
@@ -251,6 +254,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     }
     res.end(out.body ?? undefined);
     finished();
+    if (request[DEFERRED] !== undefined) afterAnswer(app, request);
   };
 
   const listener = (req: IncomingMessage, res: ServerResponse, expectsContinue = false) => {

@@ -34,6 +34,8 @@ export interface RequestParts {
   bodyLimit: number;
   /** The platform's id for the request (e.g. API Gateway's), used as `request.id` when none came in. */
   id?: string;
+  /** The platform's `waitUntil` (Workers' `ctx.waitUntil`, Vercel's, Netlify's), where it has one. */
+  waitUntil?: (promise: Promise<unknown>) => void;
 }
 
 /** The one way to build a request from a transport's parts: no subclass per platform. */
@@ -64,6 +66,7 @@ export function requestFrom(parts: RequestParts): Request {
     protocol,
     bodyLimit: parts.bodyLimit,
     id: parts.id,
+    waitUntil: parts.waitUntil,
     onDisconnect:
       parts.onDisconnect ??
       (signal === undefined
