@@ -7,7 +7,7 @@ const app = addEndpoints(new API({ logger: false, docsUrl: null, redocUrl: null,
 const noop = () => {};
 app.get('/hello-deferred', (_input, request) => {
   request.defer(noop);
-  return { message: 'Hello, World!' };
+  return { message: 'hello' };
 });
 const server = await app.run({ host: '127.0.0.1', port: 0, handleSignals: false });
 process.stdout.write(`${JSON.stringify({ port: server.port })}\n`);

@@ -1,0 +1,16 @@
+export {
+  ATTACHED_JOBS,
+  type Backoff,
+  type DefineOptions,
+  type EnqueueOptions,
+  type JobContext,
+  type JobHandler,
+  type JobInfo,
+  JobKind,
+  Jobs,
+  type JobsOptions,
+  type JobState,
+  type ScheduleOptions,
+} from './jobs.js';
+export { JobPayloadError, type PayloadIssue, type PayloadSchema } from './payload.js';
+export { runWorker, type WorkerRun } from './worker.js';
