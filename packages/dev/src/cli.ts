@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { checkCommand, clientCommand, devCommand, openapiCommand, routesCommand } from './commands.js';
+import { checkCommand, clientCommand, devCommand, openapiCommand, routesCommand, workerCommand } from './commands.js';
 
 const USAGE = `Usage:
   fnapi dev <entry> [--host H] [--port P] [--client <file>]
@@ -10,13 +10,15 @@ const USAGE = `Usage:
   fnapi openapi <entry> [-o <file>]  write the OpenAPI document (stdout without -o)
   fnapi client <entry> [-o <file>]   write the client types (openapi-typescript's paths, for openapi-fetch)
   fnapi routes <entry>               list method, route and operationId of each endpoint
+  fnapi worker <entry>               run the app's job workers (@fnapi/jobs) without serving HTTP;
+                                     SIGTERM stops them gracefully
   fnapi check <entry> [--runs 100] [--seed n] [--only id,…] [--skip id,…] [--header 'Name: value']…
                                      call every operation with generated inputs; exit 1 when an answer
                                      breaks the document
 
 <entry> is a TypeScript or JavaScript module whose default export, or export named "app", is an API.`;
 
-const COMMANDS = ['dev', 'openapi', 'client', 'routes', 'check'];
+const COMMANDS = ['dev', 'openapi', 'client', 'routes', 'check', 'worker'];
 
 function list(value: string | undefined): string[] | undefined {
   return value
@@ -78,6 +80,8 @@ async function main(argv: string[]): Promise<number> {
     case 'routes':
       await routesCommand(entry);
       return 0;
+    case 'worker':
+      return workerCommand(entry);
     case 'check':
       return checkCommand(entry, {
         runs: integer('runs', values.runs),
