@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { DATABASE_URL, REDIS_URL, serviceAvailable } from '@fnapi/test-support';
 import pg from 'pg';
@@ -80,4 +81,65 @@ export async function eventually<T>(check: () => Promise<T | undefined> | T | un
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+export interface ChildLog {
+  child: ChildProcess;
+  /** Every JSON line the child wrote to stdout. */
+  lines: Record<string, unknown>[];
+  /** Resolves with the first line (already written or to come) that passes `test`. */
+  seen(test: (line: Record<string, unknown>) => boolean, ms?: number): Promise<Record<string, unknown>>;
+  exited: Promise<number | null>;
+}
+
+/** Runs a TypeScript script in a child Node process (fnapi's sources, through tsx), reading its JSON log lines. */
+export function startChild(args: string[], env: Record<string, string>, cwd: string): ChildLog {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd,
+    env: { ...process.env, NODE_OPTIONS: '--conditions=@fnapi/source', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: Record<string, unknown>[] = [];
+  const waiters: { test: (line: Record<string, unknown>) => boolean; resolve: (line: Record<string, unknown>) => void }[] = [];
+  let buffer = '';
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString();
+    let newline: number;
+    while ((newline = buffer.indexOf('\n')) !== -1) {
+      const text = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      let line: Record<string, unknown>;
+      try {
+        line = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        continue;
+      }
+      lines.push(line);
+      for (const waiter of [...waiters]) {
+        if (waiter.test(line)) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve(line);
+        }
+      }
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const seen = (test: (line: Record<string, unknown>) => boolean, ms = 20_000) => {
+    const found = lines.find(test);
+    if (found) return Promise.resolve(found);
+    return new Promise<Record<string, unknown>>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the child did not log the expected line within ${ms} ms; stderr: ${stderr}`)), ms);
+      void exited.then((code) => reject(new Error(`the child exited (${code}) first; stderr: ${stderr}`)));
+      waiters.push({
+        test,
+        resolve: (line) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+      });
+    });
+  };
+  return { child, lines, seen, exited };
 }
