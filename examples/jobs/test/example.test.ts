@@ -44,7 +44,12 @@ for (const store of stores) {
         const body = (await client.request('GET', status)).json<{ state: string; result?: unknown }>();
         return body.state === 'completed' ? body : undefined;
       }, 15_000);
-      expect(report).toEqual({ id, state: 'completed', attempt: 1, result: { rows: 3, columns: { apples: 9, pears: 12.5 }, worker: worker.child.pid } });
+      expect(report).toEqual({
+        id,
+        state: 'completed',
+        attempt: 1,
+        result: { rows: 3, columns: { apples: 9, pears: 12.5 }, worker: worker.child.pid },
+      });
       expect(worker.lines.some((line) => line.msg === 'report built' && line.jobId === id && line.job === 'build-report')).toBe(true);
     });
 

@@ -1,5 +1,15 @@
 import { BadRequestError, type BodyChunk } from '@fnapi/core';
-import { afterAnswer, answer, collectBody, requestFrom, type Runtime, toChunk, tooLarge, writeChunk, writeChunks } from '@fnapi/core/transport';
+import {
+  afterAnswer,
+  answer,
+  collectBody,
+  requestFrom,
+  type Runtime,
+  toChunk,
+  tooLarge,
+  writeChunk,
+  writeChunks,
+} from '@fnapi/core/transport';
 
 /**
  * A Node request as platforms hand it over: an `IncomingMessage`, or an Express request whose body

@@ -123,10 +123,14 @@ describe('request.defer', () => {
 
   it('on SIGTERM the server finishes deferred work before the shutdown callbacks and exit', async () => {
     const root = fileURLToPath(new URL('../../..', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@fnapi/source', fileURLToPath(new URL('./fixtures/defer-server.ts', import.meta.url))], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--conditions=@fnapi/source', fileURLToPath(new URL('./fixtures/defer-server.ts', import.meta.url))],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const events: string[] = [];
     let buffer = '';
     const listening = new Promise<string>((resolve) => {

@@ -10,4 +10,4 @@ export {
   type OperationSummary,
 } from './check/contract.js';
 export { clientTypes, untypedOperations, writeClientTypes } from './client.js';
-export { checkCommand, clientCommand, devCommand, openapiCommand, routesCommand } from './commands.js';
+export { checkCommand, clientCommand, devCommand, openapiCommand, routesCommand, workerCommand } from './commands.js';

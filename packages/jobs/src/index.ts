@@ -1,5 +1,5 @@
+export { ATTACHED_JOBS } from './registry.js';
 export {
-  ATTACHED_JOBS,
   type Backoff,
   type DefineOptions,
   type EnqueueOptions,

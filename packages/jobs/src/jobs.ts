@@ -2,14 +2,10 @@ import { type API, defaultLogger, type Logger } from '@fnapi/core';
 import { type Job as BullJob, WaitingError, type Worker } from 'bullmq';
 import type { PoolConfig } from 'pg';
 import { JobPayloadError, jsonSize, MAX_JSON_BYTES, type PayloadOf, type PayloadSchema, validatePayload } from './payload.js';
+import { ATTACHED_JOBS, WORKER_RUNTIME } from './registry.js';
 import { Store } from './store.js';
 import { runWorker } from './worker.js';
 import { currentTraceLink, inConsumerSpan, type JobMetrics, metricsFor, type TraceLink } from './telemetry.js';
-
-/** Where an app keeps the `Jobs` attached to it, for `fnapi worker` (a registry symbol: any copy of the package finds it). */
-export const ATTACHED_JOBS: unique symbol = Symbol.for('fnapi.jobs') as never;
-/** Where an app keeps the worker runtime (`runWorker`), which `fnapi worker` calls. */
-export const WORKER_RUNTIME: unique symbol = Symbol.for('fnapi.jobs.runWorker') as never;
 
 export interface JobsOptions {
   /** A Redis URL: the queues live in Redis. */
@@ -122,7 +118,9 @@ export class JobKind<P = unknown, In = P> {
     try {
       size = jsonSize(value);
     } catch (error) {
-      throw new JobPayloadError(this.name, [{ path: [], message: `Payload is not JSON: ${(error as Error).message}`, code: 'invalid_type' }]);
+      throw new JobPayloadError(this.name, [
+        { path: [], message: `Payload is not JSON: ${(error as Error).message}`, code: 'invalid_type' },
+      ]);
     }
     if (size > MAX_JSON_BYTES) {
       throw new JobPayloadError(this.name, [
@@ -156,7 +154,8 @@ const KEY_ID_MAX = 200;
 
 function seconds(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new RangeError(`${name} is a number of seconds ≥ 0, got ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+    throw new RangeError(`${name} is a number of seconds ≥ 0, got ${String(value)}`);
   return value;
 }
 
@@ -407,7 +406,9 @@ export class Jobs {
       else this.logger.warn(fields, `job ${kind.name} attempt failed; it will be retried`);
       void this.metricsOnce().then((m) => m?.count(kind.name, final ? 'failed' : 'retried'));
     });
-    worker.on('stalled', (jobId) => this.logger.warn({ jobId, job: kind.name }, `job ${kind.name} stalled (its worker stopped); it runs again`));
+    worker.on('stalled', (jobId) =>
+      this.logger.warn({ jobId, job: kind.name }, `job ${kind.name} stalled (its worker stopped); it runs again`),
+    );
     void worker.run().catch((error: unknown) => this.logger.error({ err: error, job: kind.name }, 'job worker stopped'));
     await worker.waitUntilReady();
     if (kind.schedule !== undefined) {

@@ -30,7 +30,12 @@ export interface PayloadSchema<Output = unknown> {
 
 type StandardResult<Output> =
   | { readonly value: Output; readonly issues?: undefined }
-  | { readonly issues: readonly { readonly message: string; readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined }[] };
+  | {
+      readonly issues: readonly {
+        readonly message: string;
+        readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined;
+      }[];
+    };
 
 /** The payload type a schema produces. */
 export type PayloadOf<S> = S extends { readonly '~standard': { validate(value: unknown): infer R } }

@@ -89,9 +89,13 @@ export class Store {
   unavailable(error: unknown): Error {
     if (error instanceof ServiceUnavailableError) return error;
     const reason = error instanceof Error ? error.message : String(error);
-    return new ServiceUnavailableError(`The job store (${this.kind === 'redis' ? 'Redis' : 'PostgreSQL'}) is unavailable: ${reason}`, undefined, {
-      cause: error,
-    });
+    return new ServiceUnavailableError(
+      `The job store (${this.kind === 'redis' ? 'Redis' : 'PostgreSQL'}) is unavailable: ${reason}`,
+      undefined,
+      {
+        cause: error,
+      },
+    );
   }
 
   async close(): Promise<void> {

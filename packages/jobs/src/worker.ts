@@ -1,5 +1,5 @@
 import type { API } from '@fnapi/core';
-import { ATTACHED_JOBS, type Jobs } from './jobs.js';
+import { ATTACHED_JOBS, type AttachedJobs } from './registry.js';
 
 export interface WorkerRun {
   /** The attached job kinds and schedules being worked. */
@@ -10,8 +10,8 @@ export interface WorkerRun {
 }
 
 /** The `Jobs` attached to an app (`jobs.attach(app)`). */
-export function attachedJobs(app: API): Jobs[] {
-  const set = (app as unknown as Record<symbol, Set<Jobs> | undefined>)[ATTACHED_JOBS];
+export function attachedJobs(app: API): AttachedJobs[] {
+  const set = (app as unknown as Record<symbol, Set<AttachedJobs> | undefined>)[ATTACHED_JOBS];
   return set === undefined ? [] : [...set];
 }
 

@@ -186,7 +186,9 @@ function suite(store: StoreUnderTest) {
   it('records jobs_total and job_duration_seconds in the MetricsMiddleware registry; stats() counts per kind', async () => {
     const text = await eventually(async () => {
       const t = await registry.metrics();
-      return t.includes('jobs_total{job="thumbnail",state="completed"}') && t.includes('jobs_total{job="doomed",state="failed"}') ? t : undefined;
+      return t.includes('jobs_total{job="thumbnail",state="completed"}') && t.includes('jobs_total{job="doomed",state="failed"}')
+        ? t
+        : undefined;
     });
     expect(text).toMatch(/job_duration_seconds_count\{job="thumbnail"\} \d+/);
     const stats = await jobs.stats();

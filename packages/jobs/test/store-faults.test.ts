@@ -20,7 +20,12 @@ function available(what: string, ok: boolean): boolean {
 
 const cases = [
   { name: 'Redis', ok: available('redis-server', redisServerAvailable()), make: privateRedis, store: 'redis' as const },
-  { name: 'PostgreSQL', ok: available('PostgreSQL server binaries', postgresBin() !== undefined), make: privatePostgres, store: 'postgres' as const },
+  {
+    name: 'PostgreSQL',
+    ok: available('PostgreSQL server binaries', postgresBin() !== undefined),
+    make: privatePostgres,
+    store: 'postgres' as const,
+  },
 ];
 
 for (const c of cases) {

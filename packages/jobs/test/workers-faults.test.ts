@@ -31,12 +31,16 @@ for (const store of stores) {
       producers.push(producer);
       const hold = producer.define('hold', { payload: z.object({ ms: z.int() }), attempts: 3 }, () => undefined);
       const worker = () => {
-        const child = startChild([fixture], {
-          JOBS_STORE: store.name,
-          JOBS_URL: url,
-          JOBS_PREFIX: options.prefix,
-          SHUTDOWN_TIMEOUT: String(shutdownTimeout),
-        }, here);
+        const child = startChild(
+          [fixture],
+          {
+            JOBS_STORE: store.name,
+            JOBS_URL: url,
+            JOBS_PREFIX: options.prefix,
+            SHUTDOWN_TIMEOUT: String(shutdownTimeout),
+          },
+          here,
+        );
         children.push(child);
         return child;
       };

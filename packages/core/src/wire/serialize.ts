@@ -95,10 +95,7 @@ export function toChunk(chunk: BodyChunk): Uint8Array {
  * A Web stream over a response body: pulled chunk by chunk (a slow reader holds the producer back),
  * and cancelling it (the client went away) stops the producer.
  */
-export function toWebStream(
-  source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>,
-  onEnd?: () => void,
-): ReadableStream<Uint8Array> {
+export function toWebStream(source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>, onEnd?: () => void): ReadableStream<Uint8Array> {
   const iterator = (source as AsyncIterable<BodyChunk>)[Symbol.asyncIterator]();
   let ended = false;
   const end = () => {
