@@ -13,4 +13,5 @@ export {
   type ScheduleOptions,
 } from './jobs.js';
 export { JobPayloadError, type PayloadIssue, type PayloadSchema } from './payload.js';
+export type { PostgresConfig } from './store.js';
 export { runWorker, type WorkerRun } from './worker.js';

@@ -1,6 +1,6 @@
 import { type API, defaultLogger, type Logger } from '@fnapi/core';
 import { type Job as BullJob, WaitingError, type Worker } from 'bullmq';
-import type { PoolConfig } from 'pg';
+import type { PostgresConfig } from './store.js';
 import { JobPayloadError, jsonSize, MAX_JSON_BYTES, type PayloadOf, type PayloadSchema, validatePayload } from './payload.js';
 import { ATTACHED_JOBS, WORKER_RUNTIME } from './registry.js';
 import { Store } from './store.js';
@@ -11,7 +11,7 @@ export interface JobsOptions {
   /** A Redis URL: the queues live in Redis. */
   redis?: string | undefined;
   /** A PostgreSQL connection string or `pg` pool config: the queues live in PostgreSQL. */
-  postgres?: string | PoolConfig | undefined;
+  postgres?: string | PostgresConfig | undefined;
   /** Names the Redis keys (`<prefix>:<job>:…`) or the PostgreSQL schema; default `fnapi`. */
   prefix?: string | undefined;
   /** Seconds running jobs get to finish on shutdown before they return to the queue; default 10. */

@@ -1,12 +1,25 @@
 import { ServiceUnavailableError } from '@fnapi/core';
 import { createPostgresBackend, type PostgresConnectionOptions, type Processor, Queue, Worker, type WorkerOptions } from 'bullmq';
-import type { PoolConfig } from 'pg';
 import { createClient } from 'redis';
+
+/** A `pg` pool config (what `new pg.Pool(config)` takes), for `{ postgres }`. */
+export interface PostgresConfig {
+  connectionString?: string | undefined;
+  host?: string | undefined;
+  port?: number | undefined;
+  user?: string | undefined;
+  password?: string | undefined;
+  database?: string | undefined;
+  /** Connections in each pool BullMQ makes (one per queue and per worker). */
+  max?: number | undefined;
+  ssl?: unknown;
+  [option: string]: unknown;
+}
 
 /** Where the queues live: a Redis URL, or a PostgreSQL connection string or pool config. */
 export interface StoreOptions {
   redis?: string | undefined;
-  postgres?: string | PoolConfig | undefined;
+  postgres?: string | PostgresConfig | undefined;
   /** Names the Redis keys (`<prefix>:<job>:…`) or the PostgreSQL schema. */
   prefix: string;
 }
