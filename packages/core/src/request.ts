@@ -8,7 +8,7 @@ import { DEFAULT_EDGE, type EdgeSettings, REQUEST_EDGE, forwardedAddress, genera
 import { type RawHeaders, RequestHeaders } from './headers.js';
 import { REQUEST_INTERNALS } from './request-internals.js';
 import { defaultLogger, type Logger } from './logger.js';
-import { DEFERRED, type DeferredTask, RUN_DEFERRED, runTasks, trackDeferred } from './deferred.js';
+import { DEFERRED, type DeferredTask, RUN_DEFERRED, runTasks } from './deferred.js';
 
 let fallbackLogger: Logger | undefined;
 
@@ -310,8 +310,7 @@ export class Request {
   [RUN_DEFERRED](owner: object): Promise<void> | undefined {
     const tasks = this[DEFERRED];
     if (tasks === undefined) return undefined;
-    const work = runTasks(tasks, () => this.logger);
-    trackDeferred(owner, work);
+    const work = runTasks(owner, tasks, () => this.logger);
     this._init.waitUntil?.(work);
     return work;
   }
