@@ -3,7 +3,8 @@
 // - process: the N jobs run by one worker of concurrency 16 (no-op handler), from start to the last;
 // - latency: POST requests to an endpoint that enqueues (app.run, 8 connections): the enqueue call's
 //   time inside the handler and the request's round trip, p50 and p99.
-// Each comparison runs BullMQ, fnapi, BullMQ, fnapi and keeps each side's best, on fresh prefixes.
+// Each comparison alternates BullMQ and fnapi (--rounds, default 3) and keeps each side's best, on fresh
+// prefixes; processing is also given per second of this process's CPU time, steadier on a busy machine.
 //
 //   pnpm --filter @fnapi/bench bench:jobs [-- --redis N --postgres N --requests N]
 import { randomBytes } from 'node:crypto';
@@ -16,12 +17,21 @@ import { createClient } from 'redis';
 import { Pool } from 'undici';
 
 const { values } = parseArgs({
-  options: { redis: { type: 'string' }, postgres: { type: 'string' }, requests: { type: 'string' } },
+  args: process.argv.slice(2).filter((arg) => arg !== '--'),
+  options: {
+    redis: { type: 'string' },
+    postgres: { type: 'string' },
+    requests: { type: 'string' },
+    rounds: { type: 'string' },
+    only: { type: 'string' },
+  },
 });
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const COUNTS = { redis: Number(values.redis ?? 4000), postgres: Number(values.postgres ?? 2000) };
 const REQUESTS = Number(values.requests ?? 2000);
+const ROUNDS = Number(values.rounds ?? 3);
+const STORES = (values.only ? [values.only] : ['redis', 'postgres']) as StoreName[];
 const IN_FLIGHT = 32;
 const CONCURRENCY = 16;
 type StoreName = 'redis' | 'postgres';
@@ -29,6 +39,13 @@ type StoreName = 'redis' | 'postgres';
 interface Round {
   enqueuePerSecond: number;
   processPerSecond: number;
+  /** Jobs processed per second of this process's CPU time (user + system): steadier on a busy machine. */
+  processPerCpuSecond: number;
+}
+
+function cpuSeconds(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1e6;
 }
 
 const made: { store: StoreName; prefix: string }[] = [];
@@ -97,12 +114,18 @@ async function bullmqRound(store: StoreName, count: number): Promise<Round> {
     return null;
   });
   const processStart = performance.now();
+  const cpu = process.cpuUsage();
   void worker.run();
   const end = await done.done;
+  const cpuUsed = cpuSeconds(cpu);
   await worker.close();
   await queue.close();
   for (const client of clients) await client.close();
-  return { enqueuePerSecond: count / enqueueSeconds, processPerSecond: (count + 1) / ((end - processStart) / 1000) };
+  return {
+    enqueuePerSecond: count / enqueueSeconds,
+    processPerSecond: (count + 1) / ((end - processStart) / 1000),
+    processPerCpuSecond: (count + 1) / cpuUsed,
+  };
 }
 
 async function fnapiRound(store: StoreName, count: number): Promise<Round> {
@@ -121,11 +144,17 @@ async function fnapiRound(store: StoreName, count: number): Promise<Round> {
     return null;
   });
   const processStart = performance.now();
+  const cpu = process.cpuUsage();
   await workers.start();
   const end = await done.done;
+  const cpuUsed = cpuSeconds(cpu);
   await workers.close();
   await producer.close();
-  return { enqueuePerSecond: count / enqueueSeconds, processPerSecond: (count + 1) / ((end - processStart) / 1000) };
+  return {
+    enqueuePerSecond: count / enqueueSeconds,
+    processPerSecond: (count + 1) / ((end - processStart) / 1000),
+    processPerCpuSecond: (count + 1) / cpuUsed,
+  };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -191,25 +220,28 @@ const best = (rounds: Round[], key: keyof Round) => Math.max(...rounds.map((r) =
 const fmt = (n: number) => n.toFixed(0).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 try {
-  console.log(`| store | jobs | BullMQ enqueue/s | fnapi enqueue/s | ratio | BullMQ processed/s | fnapi processed/s | ratio |`);
-  console.log(`|---|---|---|---|---|---|---|---|`);
-  for (const store of ['redis', 'postgres'] as const) {
+  console.log(
+    `| store | jobs | BullMQ enqueue/s | fnapi enqueue/s | ratio | BullMQ processed/s | fnapi processed/s | ratio | BullMQ per CPU-s | fnapi per CPU-s | ratio |`,
+  );
+  console.log(`|---|---|---|---|---|---|---|---|---|---|---|`);
+  for (const store of STORES) {
     const bull: Round[] = [];
     const ours: Round[] = [];
-    for (let i = 0; i < 2; i++) {
+    for (let i = 0; i < ROUNDS; i++) {
       bull.push(await bullmqRound(store, COUNTS[store]));
       ours.push(await fnapiRound(store, COUNTS[store]));
     }
     const e = [best(bull, 'enqueuePerSecond'), best(ours, 'enqueuePerSecond')] as const;
     const p = [best(bull, 'processPerSecond'), best(ours, 'processPerSecond')] as const;
+    const c = [best(bull, 'processPerCpuSecond'), best(ours, 'processPerCpuSecond')] as const;
     console.log(
-      `| ${store} | ${COUNTS[store]} | ${fmt(e[0])} | ${fmt(e[1])} | ${(e[1] / e[0]).toFixed(2)} | ${fmt(p[0])} | ${fmt(p[1])} | ${(p[1] / p[0]).toFixed(2)} |`,
+      `| ${store} | ${COUNTS[store]} | ${fmt(e[0])} | ${fmt(e[1])} | ${(e[1] / e[0]).toFixed(2)} | ${fmt(p[0])} | ${fmt(p[1])} | ${(p[1] / p[0]).toFixed(2)} | ${fmt(c[0])} | ${fmt(c[1])} | ${(c[1] / c[0]).toFixed(2)} |`,
     );
   }
   console.log('');
   console.log(`| store | requests | enqueue in the handler p50 / p99 | request round trip p50 / p99 |`);
   console.log(`|---|---|---|---|`);
-  for (const store of ['redis', 'postgres'] as const) {
+  for (const store of STORES) {
     const l = await latency(store);
     console.log(
       `| ${store} | ${REQUESTS} | ${l.enqueue[0].toFixed(2)} / ${l.enqueue[1].toFixed(2)} ms | ${l.request[0].toFixed(2)} / ${l.request[1].toFixed(2)} ms |`,

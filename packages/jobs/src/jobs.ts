@@ -203,6 +203,8 @@ export class Jobs {
   private explicitLogger: Logger | undefined;
   private app: API | undefined;
   private metrics: Promise<JobMetrics | undefined> | undefined;
+  /** The metrics once known (null: none), so that a job's end need not wait a turn for them. */
+  private metricsReady: JobMetrics | null | undefined;
   private started: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private outage = false;
@@ -249,6 +251,8 @@ export class Jobs {
    */
   attach(app: API, options: { workers?: boolean } = {}): this {
     this.app = app;
+    this.metrics = undefined;
+    this.metricsReady = undefined;
     const registry = app as unknown as Record<symbol, Set<Jobs> | undefined>;
     (registry[ATTACHED_JOBS] ??= new Set()).add(this);
     (app as unknown as Record<symbol, unknown>)[WORKER_RUNTIME] = runWorker;
@@ -382,7 +386,10 @@ export class Jobs {
   }
 
   private metricsOnce(): Promise<JobMetrics | undefined> {
-    this.metrics ??= this.app === undefined ? Promise.resolve(undefined) : metricsFor(this.app.middleware);
+    this.metrics ??= (this.app === undefined ? Promise.resolve(undefined) : metricsFor(this.app.middleware)).then((metrics) => {
+      this.metricsReady = metrics ?? null;
+      return metrics;
+    });
     return this.metrics;
   }
 
@@ -436,27 +443,39 @@ export class Jobs {
     const id = String(bull.id);
     const attempt = Math.max(1, bull.attemptsStarted ?? bull.attemptsMade + 1);
     const controller = new AbortController();
-    const logger = this.logger.child({ jobId: id, job: kind.name });
-    const context: JobContext = { id, name: kind.name, attempt, signal: controller.signal, logger };
+    const base = this.logger;
+    let logger: Logger | undefined;
+    const context: JobContext = {
+      id,
+      name: kind.name,
+      attempt,
+      signal: controller.signal,
+      // The child logger is made only if the handler logs.
+      get logger() {
+        return (logger ??= base.child({ jobId: id, job: kind.name }));
+      },
+    };
     let timer: ReturnType<typeof setTimeout> | undefined;
-    let requeue!: () => void;
+    let stop!: (reason: unknown) => void;
     const stopped = new Promise<never>((_resolve, reject) => {
-      requeue = () => {
-        controller.abort(new Error('The worker is shutting down; the job returns to the queue'));
-        reject(REQUEUE);
-      };
-      const timeout = kind.options.timeout;
-      if (timeout !== undefined && timeout > 0) {
-        timer = setTimeout(() => {
-          const error = new Error(`Job ${kind.name} timed out after ${timeout} s`);
-          error.name = 'JobTimeoutError';
-          controller.abort(error);
-          reject(error);
-        }, timeout * 1000);
-      }
+      stop = reject;
     });
-    stopped.catch(() => {});
-    const entry: Running = { controller, requeue };
+    const entry: Running = {
+      controller,
+      requeue: () => {
+        controller.abort(new Error('The worker is shutting down; the job returns to the queue'));
+        stop(REQUEUE);
+      },
+    };
+    const timeout = kind.options.timeout;
+    if (timeout !== undefined && timeout > 0) {
+      timer = setTimeout(() => {
+        const error = new Error(`Job ${kind.name} timed out after ${timeout} s`);
+        error.name = 'JobTimeoutError';
+        controller.abort(error);
+        stop(error);
+      }, timeout * 1000);
+    }
     this.running.add(entry);
     const started = performance.now();
     try {
@@ -464,10 +483,13 @@ export class Jobs {
         Promise.race([Promise.resolve().then(() => kind.handler(data.payload, context)), stopped]),
       );
       const value = result === undefined ? null : result;
-      if (jsonSize(value) > MAX_JSON_BYTES) throw new Error(`Result of job ${kind.name} is over ${MAX_JSON_BYTES} bytes as JSON`);
-      const metrics = await this.metricsOnce();
-      metrics?.duration(kind.name, (performance.now() - started) / 1000);
-      metrics?.count(kind.name, 'completed');
+      if (value !== null && jsonSize(value) > MAX_JSON_BYTES)
+        throw new Error(`Result of job ${kind.name} is over ${MAX_JSON_BYTES} bytes as JSON`);
+      const metrics = this.metricsReady === undefined ? await this.metricsOnce() : this.metricsReady;
+      if (metrics !== null) {
+        metrics?.duration(kind.name, (performance.now() - started) / 1000);
+        metrics?.count(kind.name, 'completed');
+      }
       return value;
     } catch (error) {
       if (error === REQUEUE) {
@@ -479,6 +501,7 @@ export class Jobs {
     } finally {
       clearTimeout(timer);
       this.running.delete(entry);
+      stopped.catch(() => {});
     }
   }
 

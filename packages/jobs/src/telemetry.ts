@@ -16,6 +16,9 @@ export function currentTraceLink(): TraceLink | undefined {
   return isSpanContextValid(link) ? link : undefined;
 }
 
+// A proxy tracer: it follows a provider registered later.
+let jobsTracer: ReturnType<typeof trace.getTracer> | undefined;
+
 /**
  * Runs a job inside a CONSUMER span named `<job> process`, linked (not parented: a job runs on its
  * own time) to the span of the request that enqueued it.
@@ -25,7 +28,7 @@ export async function inConsumerSpan<T>(
   link: TraceLink | undefined,
   run: () => Promise<T>,
 ): Promise<T> {
-  const tracer = trace.getTracer('@fnapi/jobs');
+  const tracer = (jobsTracer ??= trace.getTracer('@fnapi/jobs'));
   const links: Link[] = link === undefined ? [] : [{ context: { ...link, isRemote: true } }];
   const span: Span = tracer.startSpan(
     `${job.name} process`,
