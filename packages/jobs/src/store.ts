@@ -160,6 +160,8 @@ export class Store {
       },
     });
     client.on('error', (error: unknown) => this.onError(error, role));
+    // Every BullMQ queue and worker on this client listens to its events: no leak warning for that.
+    (client as unknown as { setMaxListeners?(n: number): void }).setMaxListeners?.(0);
     return client;
   }
 }
