@@ -85,6 +85,35 @@ const COMBINATIONS = {
       const store: CacheStore = new RedisCacheStore({ url: process.env.REDIS_URL, keyPrefix: 'x:', timeout: 0.1 });
       void store;`,
   },
+  jobs: {
+    packages: ['@fnapi/core', '@fnapi/jobs'],
+    smoke: `
+      import { API, z } from '@fnapi/core';
+      import { Jobs } from '@fnapi/jobs';
+      const app = new API({ logger: false });
+      const jobs = new Jobs({ redis: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: 'pack-check-' + process.pid });
+      const double = jobs.define('double', { payload: z.object({ n: z.int() }) }, ({ n }) => n * 2);
+      jobs.attach(app);
+      await app.startup();
+      const { id } = await double.enqueue({ n: 21 });
+      let info;
+      for (let i = 0; i < 200 && info?.state !== 'completed'; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        info = await double.get(id);
+      }
+      if (info?.result !== 42) throw new Error('job ' + JSON.stringify(info));
+      await app.shutdown();`,
+    typed: `
+      import { API, z } from '@fnapi/core';
+      import { Jobs, JobPayloadError, type JobInfo } from '@fnapi/jobs';
+      const jobs = new Jobs({ postgres: process.env.DATABASE_URL, prefix: 'x' });
+      const kind = jobs.define('k', { payload: z.object({ id: z.int() }), attempts: 3 }, async ({ id }, job) => id + job.attempt);
+      jobs.schedule('s', { every: 30 }, async (job) => job.logger.info('tick'));
+      jobs.attach(new API(), { workers: false });
+      const info: Promise<JobInfo | undefined> = kind.get('1');
+      void kind.enqueue({ id: 1 }, { key: 'k:1', delay: 1 });
+      void info; void JobPayloadError;`,
+  },
   monitoring: {
     packages: ['@fnapi/core', '@fnapi/monitoring'],
     smoke: `

@@ -1,5 +1,5 @@
 // Sends exactly N requests of one benchmark endpoint over C keep-alive connections, then exits.
-//   node client.mjs <port> <hello|posts|create|list|root> <N> [C=50]
+//   node client.mjs <port> <hello|deferred|posts|create|list|root> <N> [C=50]
 import http from 'node:http';
 
 const [port, endpoint, count, connections] = process.argv.slice(2);
@@ -7,6 +7,7 @@ const total = Number(count);
 const sockets = Number(connections ?? 50);
 const requests = {
   hello: { method: 'GET', path: '/hello' },
+  deferred: { method: 'GET', path: '/hello-deferred' },
   posts: { method: 'GET', path: '/users/42/posts/7?page=2&limit=10' },
   list: { method: 'GET', path: '/items' },
   root: { method: 'GET', path: '/' },

@@ -1,7 +1,7 @@
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { parseString as parseSetCookie } from 'set-cookie-parser';
 import { headerPairs, singleValueHeaders } from './platform-result.js';
-import { answer, requestFrom, type Runtime, toChunk, toWebStream } from '@fnapi/core/transport';
+import { afterAnswer, answer, requestFrom, type Runtime, toChunk, toWebStream } from '@fnapi/core/transport';
 
 // The shapes of `@azure/functions` v4 the adapter reads and writes (structural, so that the package
 // is not a dependency of apps that deploy elsewhere).
@@ -86,8 +86,14 @@ export class AzureFunctionAdapter {
       else this.app.logger.warn({ header: value }, 'Set-Cookie header without a name=value pair was dropped');
     }
     if (cookies.length > 0) init.cookies = cookies;
-    if (out.stream !== undefined) init.body = toWebStream(out.stream) as unknown as NodeReadableStream<Uint8Array>;
-    else if (out.body !== null) init.body = toChunk(out.body);
+    if (out.stream !== undefined) {
+      // The host reads the stream after the handler returns; deferred work starts at its end.
+      init.body = toWebStream(out.stream, () => afterAnswer(this.app, fnapiRequest)) as unknown as NodeReadableStream<Uint8Array>;
+    } else {
+      if (out.body !== null) init.body = toChunk(out.body);
+      // The host may freeze the worker once the handler returns: deferred work runs before that.
+      await afterAnswer(this.app, fnapiRequest);
+    }
     return init;
   };
 }

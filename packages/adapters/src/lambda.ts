@@ -13,7 +13,7 @@ import {
   splitHeaders,
 } from './platform-result.js';
 import { decodeBody, encodeQuery, joinRawQuery, lowerCaseHeaders, protocolOf, stripPrefix, toWirePath } from './event-parts.js';
-import { answer, type RequestParts, requestFrom, type Runtime, streamBody, toChunk, writeChunk } from '@fnapi/core/transport';
+import { afterAnswer, answer, type RequestParts, requestFrom, type Runtime, streamBody, toChunk, writeChunk } from '@fnapi/core/transport';
 
 // The event and result shapes, as far as the adapter reads or writes them (the full ones are in
 // `@types/aws-lambda`, which users need not install).
@@ -319,6 +319,8 @@ export class LambdaAdapter {
           finished.catch(() => {});
           // A failed stream is logged and cut off by the writer; the invocation ends quietly.
           if (await streamBody(stream, out.stream, this.app.logger)) await finished;
+          // Deferred work runs before the invocation ends: Lambda freezes the process after it.
+          await afterAnswer(this.app, request);
           return;
         }
         if (out.body !== null) {
@@ -328,10 +330,13 @@ export class LambdaAdapter {
           await writeChunk(stream, new Uint8Array(0));
         }
         // A client that went away ends the invocation quietly: there is no one left to answer.
-        if (stream.destroyed) return;
-        const done = once(stream, 'finish');
-        stream.end();
-        await done;
+        if (!stream.destroyed) {
+          const done = once(stream, 'finish');
+          stream.end();
+          await done;
+        }
+        // Deferred work runs before the invocation ends: Lambda freezes the process after it.
+        await afterAnswer(this.app, request);
       } catch (error) {
         if (request.aborted) return;
         this.app.logger.error({ err: error }, 'streamed response failed');

@@ -1,4 +1,4 @@
-import { answer, requestFrom, type Runtime, toWebResponse, webParts } from '@fnapi/core/transport';
+import { answerWeb, requestFrom, type Runtime } from '@fnapi/core/transport';
 import { restProcessor } from './lambda.js';
 import { type BinaryOptions, serveBuffered } from './platform-result.js';
 
@@ -69,9 +69,9 @@ export class NetlifyAdapter {
     (request: globalThis.Request, context?: unknown): Promise<globalThis.Response>;
     (event: NetlifyEvent, context?: unknown): Promise<NetlifyResult>;
   } = ((input: globalThis.Request | NetlifyEvent, context?: unknown) =>
-    isWebRequest(input) ? this.handleRequest(input) : this.handleEvent(input, context)) as NetlifyAdapter['handle'];
+    isWebRequest(input) ? this.handleRequest(input, context) : this.handleEvent(input, context)) as NetlifyAdapter['handle'];
 
-  private async handleRequest(request: globalThis.Request): Promise<globalThis.Response> {
+  private async handleRequest(request: globalThis.Request, context: unknown): Promise<globalThis.Response> {
     if (this.options.stripFunctionPath) {
       const url = new URL(request.url);
       const path = functionPath(url.pathname, this.options);
@@ -80,7 +80,9 @@ export class NetlifyAdapter {
         request = new globalThis.Request(url, request);
       }
     }
-    return toWebResponse(await answer(this.app, requestFrom(webParts(request, this.app.limits.bodyLimit))));
+    // A v2 function's context has `waitUntil`: deferred work runs after the answer, kept alive by it.
+    const waitUntil = (context as { waitUntil?: (promise: Promise<unknown>) => void } | undefined)?.waitUntil;
+    return answerWeb(this.app, request, waitUntil?.bind(context));
   }
 
   // A v1 event is a REST event: its processor builds the parts and the result; only the path (the

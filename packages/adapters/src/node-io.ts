@@ -1,5 +1,5 @@
 import { BadRequestError } from '@fnapi/core';
-import { answer, collectBody, type NodeResponse, requestFrom, type Runtime, tooLarge, writeNode } from '@fnapi/core/transport';
+import { afterAnswer, answer, collectBody, type NodeResponse, requestFrom, type Runtime, tooLarge, writeNode } from '@fnapi/core/transport';
 
 /**
  * A Node request as platforms hand it over: an `IncomingMessage`, or an Express request whose body
@@ -25,7 +25,12 @@ export interface PlatformNodeResponse extends NodeResponse {
 }
 
 /** An fnapi request over a Node request whose body may already have been consumed upstream. */
-function platformRequest(source: PlatformNodeRequest, response: PlatformNodeResponse, bodyLimit: number) {
+function platformRequest(
+  source: PlatformNodeRequest,
+  response: PlatformNodeResponse,
+  bodyLimit: number,
+  waitUntil: ((promise: Promise<unknown>) => void) | undefined,
+) {
   const url = source.originalUrl ?? source.url ?? '/';
   const q = url.indexOf('?');
   const encrypted = (source.socket as { encrypted?: boolean } | null | undefined)?.encrypted === true;
@@ -45,6 +50,7 @@ function platformRequest(source: PlatformNodeRequest, response: PlatformNodeResp
       });
     },
     bodyLimit,
+    waitUntil,
   });
 }
 
@@ -76,14 +82,40 @@ function alreadyParsed(source: PlatformNodeRequest): Uint8Array {
   return Buffer.from(JSON.stringify(body));
 }
 
-/** Serves a Node request/response pair through the app and writes the answer, streaming if it streams. */
-export async function serveNode(app: Runtime, req: PlatformNodeRequest, res: PlatformNodeResponse, platform: unknown): Promise<void> {
-  const request = platformRequest(req, res, app.limits.bodyLimit);
+/** Vercel's `waitUntil` for the current invocation (what `@vercel/functions` reads), where the runtime has one. */
+export function vercelWaitUntil(): ((promise: Promise<unknown>) => void) | undefined {
+  const context = (globalThis as Record<symbol, { get?: () => { waitUntil?: (p: Promise<unknown>) => void } | undefined } | undefined>)[
+    Symbol.for('@vercel/request-context')
+  ];
+  return context?.get?.()?.waitUntil;
+}
+
+/**
+ * Serves a Node request/response pair through the app and writes the answer, streaming if it streams.
+ * Deferred work (`request.defer`): handed to the platform's `waitUntil` where it has one (Vercel);
+ * otherwise the platform may stop the function once the response ends, so the whole answer is written
+ * (a client with its `Content-Length` has it all), the deferred tasks run, and only then is the
+ * response ended.
+ */
+export async function serveNode(
+  app: Runtime,
+  req: PlatformNodeRequest,
+  res: PlatformNodeResponse,
+  platform: unknown,
+  waitUntil?: (promise: Promise<unknown>) => void,
+): Promise<void> {
+  const request = platformRequest(req, res, app.limits.bodyLimit, waitUntil);
   request.state.platform = platform;
   const out = await answer(app, request);
   if (res.headersSent) {
     app.logger.error({ path: request.path }, 'response headers were already sent by someone else; answer dropped');
     return;
   }
-  await writeNode(res, out, { logger: app.logger });
+  // Without a `waitUntil` the platform may stop the function once the response ends: the whole answer
+  // is written, the deferred tasks run, and only then is the response ended.
+  if (waitUntil === undefined) await writeNode(res, out, { logger: app.logger, beforeEnd: () => afterAnswer(app, request) });
+  else {
+    await writeNode(res, out, { logger: app.logger });
+    afterAnswer(app, request);
+  }
 }

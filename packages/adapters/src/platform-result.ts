@@ -1,5 +1,5 @@
 import { type BodyChunk, isTextContentType, type Request } from '@fnapi/core';
-import { answer, collectBody, type Runtime, type Serialized } from '@fnapi/core/transport';
+import { afterAnswer, answer, collectBody, type Runtime, type Serialized } from '@fnapi/core/transport';
 
 // A written answer turned into what a platform's result carries.
 
@@ -21,12 +21,17 @@ export interface BinaryOptions {
   enableBinaryResponse?: boolean;
 }
 
-/** Serves a request and reads a streamed body to its end (for platforms that answer in one piece). */
+/**
+ * Serves a request and reads a streamed body to its end (for platforms that answer in one piece).
+ * These platforms freeze once the handler returns, so deferred work (`request.defer`) runs here:
+ * after the answer is computed, before the invocation ends.
+ */
 export async function serveBuffered(app: Runtime, request: Request): Promise<BufferedResult> {
   const out = await answer(app, request);
   let body: Uint8Array = EMPTY;
   if (out.stream !== undefined) body = await readAll(out.stream);
   else if (out.body !== null) body = typeof out.body === 'string' ? Buffer.from(out.body) : out.body;
+  await afterAnswer(app, request);
   return { status: out.status, headers: headerPairs(out), body };
 }
 

@@ -1,6 +1,6 @@
 import type { BinaryOptions } from './platform-result.js';
 import type { Runtime } from '@fnapi/core/transport';
-import { type PlatformNodeRequest, type PlatformNodeResponse, serveNode } from './node-io.js';
+import { type PlatformNodeRequest, type PlatformNodeResponse, serveNode, vercelWaitUntil } from './node-io.js';
 
 export type { PlatformNodeRequest, PlatformNodeResponse };
 
@@ -31,5 +31,5 @@ export class VercelAdapter {
 
   /** The function (bound: `export default adapter.handle`). */
   handle = (req: PlatformNodeRequest, res: PlatformNodeResponse): Promise<void> =>
-    serveNode(this.app, req, res, { name: 'vercel', req, res } satisfies VercelPlatform);
+    serveNode(this.app, req, res, { name: 'vercel', req, res } satisfies VercelPlatform, vercelWaitUntil());
 }

@@ -9,6 +9,7 @@ export * from '@fnapi/auth';
 export * from '@fnapi/performance';
 export * from '@fnapi/database';
 export * from '@fnapi/cache';
+export * from '@fnapi/jobs';
 export * from '@fnapi/monitoring';
 export * from '@fnapi/adapters';
 // Core's `Middleware` is the interface a middleware satisfies; @fnapi/middleware's is the base class

@@ -13,6 +13,7 @@ import { RouteGroup, type RouteEntry } from './route-group.js';
 import { checkStreamOptions } from './streams.js';
 import { pathParamNames, RouteTable } from './route-table.js';
 import type { AppRuntime, ErrorPolicy, ValidationErrorFormat } from './runtime.js';
+import { settleDeferred } from './deferred.js';
 import { handleFetch } from './server/fetch.js';
 import { inject, type InjectOptions, type InjectResponse } from './server/inject.js';
 import { runClusterPrimary, shouldRunCluster } from './server/cluster.js';
@@ -230,6 +231,8 @@ export class API extends RouteGroup implements Runtime {
       this.started = undefined;
       this.isReady = false;
       this.serving.to('stopping');
+      // Work deferred by answered requests (`request.defer`) finishes before anything closes.
+      await settleDeferred(this, this.limits.shutdownTimeout);
       for (const callback of [...this.shutdownCallbacks].reverse()) {
         try {
           await callback();

@@ -9,6 +9,7 @@ import { DEFAULT_EDGE, forwardedAddress, generateRequestId, isValidRequestId, la
 import { type RawHeaders, RequestHeaders } from './headers.js';
 import { REQUEST_INTERNALS, type RequestInternals } from './request-internals.js';
 import { defaultLogger, type Logger } from './logger.js';
+import { DEFERRED, type DeferredTask, RUN_DEFERRED, runTasks } from './deferred.js';
 
 let fallbackLogger: Logger | undefined;
 
@@ -67,6 +68,8 @@ export interface RequestInit {
    * transport cannot tell.
    */
   onFinished?: (fn: () => void) => boolean;
+  /** The platform's `waitUntil` (Workers, Vercel, Netlify): keeps the invocation alive for a promise. */
+  waitUntil?: (promise: Promise<unknown>) => void;
 }
 
 /**
@@ -90,6 +93,8 @@ export class Request {
   readonly rawQuery: string;
   /** Set by the runtime serving this request: its settings, error policy and the reported-error mark. */
   [REQUEST_INTERNALS]: RequestInternals | undefined = undefined;
+  /** Tasks given to `defer`; undefined (nothing allocated) until the first one. */
+  [DEFERRED]: DeferredTask[] | undefined = undefined;
   private readonly protocol: 'http' | 'https';
   private _headers: RequestHeaders | undefined;
   private _client: ClientInfo | undefined;
@@ -325,6 +330,31 @@ export class Request {
   private onFinished(fn: () => void): boolean {
     const init = this._init;
     return init.onFinished === undefined ? false : init.onFinished(fn);
+  }
+
+  /**
+   * Runs `fn` after the answer has been sent (background work: an e-mail, a cache refresh). Tasks of
+   * one request run one after another in the order deferred; one that throws is logged with the
+   * request id and the next runs; a drain waits for them. Deferred work never changes the answer.
+   */
+  defer(fn: DeferredTask): void {
+    if (typeof fn !== 'function') throw new TypeError('request.defer takes a function');
+    const tasks = this[DEFERRED];
+    if (tasks === undefined) this[DEFERRED] = [fn];
+    else tasks.push(fn);
+  }
+
+  /**
+   * Starts the deferred tasks, once the answer is out: tracked under `owner` (the app) for a drain,
+   * and handed to the platform's `waitUntil` where it has one. Undefined when nothing was deferred.
+   * Internal: transports call it.
+   */
+  [RUN_DEFERRED](owner: object): Promise<void> | undefined {
+    const tasks = this[DEFERRED];
+    if (tasks === undefined) return undefined;
+    const work = runTasks(owner, tasks, () => this.logger);
+    this._init.waitUntil?.(work);
+    return work;
   }
 
   /** True when the request announces or may carry a body. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { checkCommand, clientCommand, deployCommand, devCommand, openapiCommand, routesCommand } from './commands.js';
+import { checkCommand, clientCommand, deployCommand, devCommand, openapiCommand, routesCommand, workerCommand } from './commands.js';
 
 const USAGE = `Usage:
   fnapi dev <entry> [--host H] [--port P] [--client <file>]
@@ -11,6 +11,8 @@ const USAGE = `Usage:
                                      write the OpenAPI document (stdout without -o)
   fnapi client <entry> [-o <file>]   write the client types (openapi-typescript's paths, for openapi-fetch)
   fnapi routes <entry>               list method, route and operationId of each endpoint
+  fnapi worker <entry>               run the app's job workers (@fnapi/jobs) without serving HTTP;
+                                     SIGTERM stops them gracefully
   fnapi check <entry> [--runs 100] [--seed n] [--only id,…] [--skip id,…] [--header 'Name: value']…
                      [--read-only] [--methods GET,POST,…] [--verbose]
                                      call every operation (DELETE included, against the app's own
@@ -24,7 +26,7 @@ const USAGE = `Usage:
 
 <entry> is a TypeScript or JavaScript module whose default export, or export named "app", is an API.`;
 
-const COMMANDS = ['dev', 'openapi', 'client', 'routes', 'check', 'deploy'];
+const COMMANDS = ['dev', 'openapi', 'client', 'routes', 'check', 'deploy', 'worker'];
 
 function list(value: string | undefined): string[] | undefined {
   return value
@@ -100,6 +102,8 @@ async function main(argv: string[]): Promise<number> {
     case 'routes':
       await routesCommand(entry);
       return 0;
+    case 'worker':
+      return workerCommand(entry);
     case 'check':
       return checkCommand(entry, {
         runs: integer('runs', values.runs),

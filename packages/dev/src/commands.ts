@@ -25,6 +25,27 @@ export async function clientCommand(entry: string, output: string | undefined): 
   await writeClientTypes(await loadApp(entry), entry, output);
 }
 
+/** What `@fnapi/jobs` leaves on an app it is attached to: the worker runtime. */
+const WORKER_RUNTIME = Symbol.for('fnapi.jobs.runWorker');
+
+/**
+ * `fnapi worker <entry>`: runs the job workers of the app's attached `Jobs` without serving HTTP, until
+ * SIGTERM/SIGINT stops them gracefully (the runtime is `@fnapi/jobs`'s, found on the app it was
+ * attached to, so this package does not depend on it).
+ */
+export async function workerCommand(entry: string): Promise<number> {
+  const app = await loadApp(entry);
+  const runWorker = (app as unknown as Record<symbol, unknown>)[WORKER_RUNTIME] as
+    | ((app: unknown, options: { handleSignals: boolean }) => Promise<unknown>)
+    | undefined;
+  if (typeof runWorker !== 'function') {
+    throw new Error(`${entry}: the app has no jobs; define them with @fnapi/jobs and call jobs.attach(app)`);
+  }
+  await runWorker(app, { handleSignals: true });
+  // Runs until a signal: the runtime exits the process once its workers have stopped.
+  return new Promise<number>(() => {});
+}
+
 /** `fnapi routes <entry>`: method, route and operationId of each endpoint. */
 export async function routesCommand(entry: string): Promise<void> {
   const app = await loadApp(entry);

@@ -12,5 +12,5 @@ export {
   type OperationSummary,
 } from './check/contract.js';
 export { clientTypes, untypedOperations, writeClientTypes } from './client.js';
-export { checkCommand, clientCommand, deployCommand, devCommand, openapiCommand, routesCommand } from './commands.js';
+export { checkCommand, clientCommand, deployCommand, devCommand, openapiCommand, routesCommand, workerCommand } from './commands.js';
 export { type HaproxyOptions, haproxyConfig } from './deploy/haproxy.js';

@@ -1,9 +1,11 @@
 import type { Runtime } from '../runtime-contract.js';
-import { answer } from '../wire/answer.js';
-import { requestFrom } from '../wire/request-from.js';
-import { toWebResponse, webParts } from '../wire/web.js';
+import { answerWeb } from '../wire/web.js';
 
-export async function handleFetch(app: Runtime, web: globalThis.Request): Promise<globalThis.Response> {
-  const request = requestFrom(webParts(web, app.limits.bodyLimit));
-  return toWebResponse(await answer(app, request));
+/** What a platform adds to a Web request: its `waitUntil`, where it has one. */
+export interface FetchPlatform {
+  waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
+}
+
+export function handleFetch(app: Runtime, web: globalThis.Request, platform?: FetchPlatform): Promise<globalThis.Response> {
+  return answerWeb(app, web, platform?.waitUntil);
 }

@@ -1,5 +1,5 @@
 import type { Runtime } from '../runtime-contract.js';
-import { answer } from '../wire/answer.js';
+import { afterAnswer, answer } from '../wire/answer.js';
 import { requestFrom } from '../wire/request-from.js';
 import { toChunk } from '../wire/serialize.js';
 
@@ -61,6 +61,7 @@ export async function inject(app: Runtime, options: InjectOptions): Promise<Inje
   } else if (out.body !== null) {
     text = typeof out.body === 'string' ? out.body : Buffer.from(out.body).toString('utf8');
   }
+  afterAnswer(app, request);
   return {
     status: out.status,
     headers: responseHeaders,

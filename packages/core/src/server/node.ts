@@ -6,7 +6,7 @@ import type { RawHeaders } from '../headers.js';
 import type { ClientInfo, Request } from '../request.js';
 import { problemResponse } from '../response.js';
 import type { Runtime } from '../runtime-contract.js';
-import { answerNow } from '../wire/answer.js';
+import { afterAnswer, answerNow } from '../wire/answer.js';
 import { drainingReason } from '../wire/interrupted.js';
 import { type NodeWriteOptions, writeNode } from '../wire/node-writer.js';
 import { type RequestParts, requestFrom } from '../wire/request-from.js';
@@ -215,12 +215,14 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     const streamed = writeNode(res, out, close ? closeAfter : keepOpen);
     if (streamed === undefined) {
       finished();
+      afterAnswer(app, request);
       return;
     }
     streaming.add(request);
     void streamed.then(() => {
       streaming.delete(request);
       finished();
+      afterAnswer(app, request);
     });
   };
 

@@ -1,4 +1,5 @@
 import { problemDetails } from '../errors.js';
+import { DEFERRED, RUN_DEFERRED } from '../deferred.js';
 import type { Request } from '../request.js';
 import { type BodyChunk, problemResponse, type Response } from '../response.js';
 import type { MaybePromise } from '../pipeline.js';
@@ -76,4 +77,12 @@ export async function closeStream(stream: AsyncIterable<BodyChunk> | ReadableStr
   } catch {
     // A producer that fails while stopping has nothing left to say to anyone.
   }
+}
+
+/**
+ * Once the answer has been delivered: starts the request's deferred tasks (`request.defer`), tracked
+ * under the app for its drain. Costs one property read when nothing was deferred.
+ */
+export function afterAnswer(runtime: object, request: Request): Promise<void> | undefined {
+  return request[DEFERRED] === undefined ? undefined : request[RUN_DEFERRED](runtime);
 }

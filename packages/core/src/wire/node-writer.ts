@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import type { BodyChunk } from '../response.js';
 import { closeStream } from './answer.js';
 import { StreamInterrupted } from './interrupted.js';
-import type { Serialized } from './serialize.js';
+import { type Serialized, toChunk } from './serialize.js';
 import { type ChunkSink, writeChunks } from './stream-writer.js';
 
 /** A Node writable a body is written to: a `ServerResponse`, or a platform's response stream. */
@@ -27,6 +27,11 @@ export interface NodeWriteOptions {
   logger: Logger;
   /** Adds `Connection: close`: the connection is not reused (a body refused unread, a draining server). */
   close?: boolean;
+  /**
+   * Awaited once the whole body is written and before the response is ended: a platform that freezes
+   * the function when its response ends runs the request's deferred work here.
+   */
+  beforeEnd?: () => Promise<void> | undefined;
 }
 
 /**
@@ -48,13 +53,20 @@ export function writeNode(res: NodeResponse, out: Serialized, options: NodeWrite
     res.end(body);
     return undefined;
   }
+  const beforeEnd = options.beforeEnd;
   if (out.stream === undefined) {
-    res.end(out.body ?? undefined);
-    return undefined;
+    if (beforeEnd === undefined) {
+      res.end(out.body ?? undefined);
+      return undefined;
+    }
+    if (out.body !== null) res.write(toChunk(out.body));
+    return Promise.resolve(beforeEnd()).then(() => {
+      res.end();
+    });
   }
   // Headers at once: an event stream opens before its first event, however long that takes.
   res.flushHeaders?.();
-  return streamBody(res, out.stream, options.logger).then(() => undefined);
+  return streamBody(res, out.stream, options.logger, beforeEnd).then(() => undefined);
 }
 
 /**
@@ -62,10 +74,16 @@ export function writeNode(res: NodeResponse, out: Serialized, options: NodeWrite
  * is logged (unless `StreamInterrupted`: logged where it failed) and cut off without its final chunk,
  * after what was written has reached the client.
  */
-export function streamBody(sink: BodySink, stream: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>, logger: Logger): Promise<boolean> {
+export function streamBody(
+  sink: BodySink,
+  stream: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>,
+  logger: Logger,
+  beforeEnd?: () => Promise<void> | undefined,
+): Promise<boolean> {
   return writeChunks(sink, stream).then(
-    () => {
+    async () => {
       if (sink.destroyed) return false;
+      if (beforeEnd !== undefined) await beforeEnd();
       sink.end();
       return true;
     },

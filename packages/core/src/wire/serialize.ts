@@ -97,16 +97,34 @@ export function toChunk(chunk: BodyChunk): Uint8Array {
  * A Web stream over a response body: pulled chunk by chunk (a slow reader holds the producer back),
  * and cancelling it (the client went away) stops the producer.
  */
-export function toWebStream(source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>): ReadableStream<Uint8Array> {
+export function toWebStream(source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>, onEnd?: () => void): ReadableStream<Uint8Array> {
   const iterator = (source as AsyncIterable<BodyChunk>)[Symbol.asyncIterator]();
+  let ended = false;
+  const end = () => {
+    if (ended || onEnd === undefined) return;
+    ended = true;
+    onEnd();
+  };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const next = await iterator.next();
-      if (next.done) controller.close();
-      else controller.enqueue(toChunk(next.value));
+      let next: IteratorResult<BodyChunk>;
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        end();
+        throw error;
+      }
+      if (next.done) {
+        controller.close();
+        end();
+      } else controller.enqueue(toChunk(next.value));
     },
     async cancel() {
-      await iterator.return?.();
+      try {
+        await iterator.return?.();
+      } finally {
+        end();
+      }
     },
   });
 }
