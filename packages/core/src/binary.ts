@@ -4,7 +4,7 @@ import type { Response } from './response.js';
 const binaryTypes = new WeakMap<z.ZodType, readonly string[]>();
 
 /** The schema `binary()` returns: what the handler answers with (a `FileResponse` or any `Response`). */
-export type BinarySchema = z.ZodType<Response | globalThis.Response>;
+export type BinarySchema = z.ZodType<Response | globalThis.Response, Response | globalThis.Response>;
 
 /**
  * The `response` of an endpoint that answers with a file of these types (a `FileResponse`, or a
