@@ -21,6 +21,9 @@ import { SchemeNames } from './scheme-names.js';
 import type { Runtime, RuntimeLimits } from './runtime-contract.js';
 import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT } from './uploads/limits.js';
 import { ServingState } from './serving-state.js';
+import { asyncapiBuiltins, describeWebSockets } from './ws/asyncapi.js';
+import { webSocketOf } from './ws/endpoint.js';
+import { bunWebSocketHandler, type BunWebSocketHandler } from './ws/fetch.js';
 
 export type { ValidationErrorFormat };
 
@@ -82,6 +85,13 @@ export interface APIOptions {
   uploadLimit?: number;
   /** Most files accepted in one multipart request; default 10 (413 past it). */
   maxFiles?: number;
+  /**
+   * Browser origins (`https://app.example`) allowed to open the app's WebSockets besides a request's
+   * own; any other `Origin` is refused with 403 before the upgrade.
+   */
+  wsOrigins?: readonly string[];
+  /** AsyncAPI 3.0 document of the WebSocket endpoints; default `/asyncapi.json` when there are any; null turns it off. */
+  asyncapiUrl?: string | null;
 }
 
 export interface RouteInfo {
@@ -122,6 +132,7 @@ export class API extends RouteGroup implements Runtime {
   private shapes = new RouteTable<true>();
   private runtime: AppRuntime | undefined;
   private document: Record<string, unknown> | undefined;
+  private asyncapiDocument: Record<string, unknown> | undefined;
   private readonly errorPolicy: ErrorPolicy;
   private readonly edge: EdgeSettings;
   private readonly startupCallbacks: Lifecycle[] = [];
@@ -165,6 +176,7 @@ export class API extends RouteGroup implements Runtime {
       debug: this.debug,
       validationError: options.validationError,
       limits: this.limits,
+      wsOrigins: options.wsOrigins ?? [],
     };
   }
 
@@ -251,8 +263,29 @@ export class API extends RouteGroup implements Runtime {
     return runNodeServer(this, options);
   }
 
-  /** Web-standard handler: `Request` → `Promise<Response>`. */
-  fetch = (request: globalThis.Request): Promise<globalThis.Response> => handleFetch(this, request);
+  /**
+   * Web-standard handler: `Request` → `Promise<Response>`. Under Bun the second argument is the
+   * server (WebSocket upgrades use it).
+   */
+  fetch = (request: globalThis.Request, env?: unknown, _ctx?: unknown): Promise<globalThis.Response> =>
+    handleFetch(this, request, env);
+
+  /** Whether any WebSocket endpoint is registered. */
+  get hasWebSockets(): boolean {
+    for (const endpoint of this.registry.values()) if (webSocketOf(endpoint.definition)) return true;
+    return false;
+  }
+
+  /** The WebSocket handler object `Bun.serve({ fetch: app.fetch, websocket: app.websocket })` takes. */
+  get websocket(): BunWebSocketHandler {
+    return bunWebSocketHandler(this);
+  }
+
+  /** The AsyncAPI 3.0 document of the WebSocket endpoints. */
+  asyncapi(): Record<string, unknown> {
+    this.compiled();
+    return (this.asyncapiDocument ??= describeWebSockets(this.documentSettings(), this.registry.values()));
+  }
 
   /** Runs one request through the whole stack without a socket. */
   inject(options: InjectOptions | string): Promise<InjectResponse> {
@@ -288,7 +321,10 @@ export class API extends RouteGroup implements Runtime {
   private compiled(): AppRuntime {
     return (this.runtime ??= compile({
       endpoints: this.registry.values(),
-      builtins: docsBuiltins(this.documentSettings(), () => this.openapi()),
+      builtins: [
+        ...docsBuiltins(this.documentSettings(), () => this.openapi()),
+        ...asyncapiBuiltins(this.options.asyncapiUrl, this.hasWebSockets, () => this.asyncapi()),
+      ],
       middleware: [...this.middleware],
       policy: this.errorPolicy,
       plugins: this.pluginManager,
@@ -376,6 +412,7 @@ export class API extends RouteGroup implements Runtime {
   protected override changed(): void {
     this.runtime = undefined;
     this.document = undefined;
+    this.asyncapiDocument = undefined;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { InferInput, ParamsShape } from '@fnapi/validation';
+import type { InferInput, ParamsShape, z } from '@fnapi/validation';
 import {
   decoratedEndpoints,
   defineEndpoint,
@@ -11,6 +11,13 @@ import {
 } from './endpoint.js';
 import { assertMiddleware, type Middleware } from './pipeline.js';
 import { joinPath } from './route-table.js';
+import {
+  defineWebSocket,
+  type ReceivedMessage,
+  type SentMessage,
+  type WebSocketHandler,
+  type WebSocketOptions,
+} from './ws/endpoint.js';
 
 /**
  * One endpoint as a group serves it: its path under the group (the group's prefix included), its
@@ -109,6 +116,24 @@ export abstract class RouteGroup {
   ): this;
   delete(...args: unknown[]): this {
     return this.shorthand('DELETE', args);
+  }
+
+  /**
+   * Registers a WebSocket endpoint: the upgrade request runs plugins, middleware, guards and
+   * validation like a GET, then `handler(input, socket, request)` serves the connection.
+   */
+  ws<
+    const R extends string,
+    P extends ParamsShape = {},
+    In extends z.ZodType | undefined = undefined,
+    Out extends z.ZodType | undefined = undefined,
+  >(
+    route: R,
+    options: WebSocketOptions<P, In, Out>,
+    handler: WebSocketHandler<InferInput<R, P>, ReceivedMessage<In>, SentMessage<Out>>,
+  ): this;
+  ws(route: string, options: WebSocketOptions, handler: WebSocketHandler): this {
+    return this.include(defineWebSocket({ ...options, route }, handler));
   }
 
   private shorthand(method: string, args: unknown[]): this {

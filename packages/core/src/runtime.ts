@@ -28,6 +28,8 @@ export interface ErrorPolicy {
   readonly validationError: ValidationErrorFormat | undefined;
   /** The app's limits, for steps that read them per request (uploads). */
   readonly limits?: Readonly<RuntimeLimits>;
+  /** Browser origins allowed to open the app's WebSockets besides a request's own (`wsOrigins`). */
+  readonly wsOrigins?: readonly string[];
 }
 
 /** What a caller of `errorResponse` (such as `ErrorHandlingMiddleware`) may change of the app's policy. */

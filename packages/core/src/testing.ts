@@ -3,7 +3,10 @@ import type { InjectResponse } from './server/inject.js';
 import { runNodeServer, type RunningServer } from './server/node.js';
 import type { Runtime } from './runtime-contract.js';
 
+import { connectTestSocket, type TestSocketOptions, type TestWebSocket } from './ws/test-client.js';
+
 export type { InjectOptions, InjectResponse } from './server/inject.js';
+export { TestWebSocket, WebSocketRefusedError, type TestSocketOptions } from './ws/test-client.js';
 
 export interface TestRequestOptions {
   headers?: Record<string, string | string[]>;
@@ -106,6 +109,14 @@ export class TestClient {
   }
   patch(path: string, options?: TestRequestOptions) {
     return this.request('PATCH', path, options);
+  }
+
+  /**
+   * Opens a WebSocket to `path` on the served app; resolves once open, or rejects with a
+   * `WebSocketRefusedError` carrying the HTTP answer when the upgrade is refused.
+   */
+  ws(path: string, options?: TestSocketOptions): Promise<TestWebSocket> {
+    return connectTestSocket(this.url, path, options);
   }
 
   async close(): Promise<void> {

@@ -3,8 +3,12 @@ import type { Runtime } from '../runtime-contract.js';
 import { answer } from '../wire/answer.js';
 import { requestFrom } from '../wire/request-from.js';
 import { toWebStream } from '../wire/serialize.js';
+import { asksForWebSocket } from '../ws/endpoint.js';
+import { fetchUpgrade } from '../ws/fetch.js';
 
-export async function handleFetch(app: Runtime, web: globalThis.Request): Promise<globalThis.Response> {
+export async function handleFetch(app: Runtime, web: globalThis.Request, platform?: unknown): Promise<globalThis.Response> {
+  // WebSocket upgrades through the runtime's own API (Bun's server, Deno, Workers' WebSocketPair).
+  if (app.hasWebSockets && asksForWebSocket(web.headers.get('upgrade'))) return fetchUpgrade(app, web, platform);
   const url = new URL(web.url);
   const headers: RawHeaders = {};
   web.headers.forEach((value, name) => {

@@ -11,6 +11,7 @@ import { startOrRefuse, withoutBody } from '../wire/answer.js';
 import { serialize } from '../wire/serialize.js';
 import { writeChunks } from '../wire/stream-writer.js';
 import { listen } from './listen.js';
+import { nodeUpgrades } from '../ws/node.js';
 
 export interface RunOptions {
   /** Default: the `HOST` environment variable, else `127.0.0.1`; `0.0.0.0` listens on every interface. */
@@ -315,6 +316,9 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     listener(req, res, true);
   });
+  // WebSocket endpoints: upgrade requests run the same pipeline, then `ws` completes the handshake.
+  const upgrades = app.hasWebSockets ? nodeUpgrades(app, () => draining) : undefined;
+  if (upgrades !== undefined) server.on('upgrade', upgrades.listener);
 
   app.emit('server_starting', {});
   if (!startupPerRequest) await app.startup();
@@ -336,6 +340,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       for (const request of streaming) request.abort(drainingReason());
+      const socketsClosed = upgrades?.drain(limits.shutdownTimeout);
       if (inFlight > 0) {
         const timeout = limits.shutdownTimeout;
         await new Promise<void>((resolve) => {
@@ -343,6 +348,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
           setTimeout(resolve, timeout).unref();
         });
       }
+      await socketsClosed;
       server.closeAllConnections();
       await closed;
       await app.shutdown();

@@ -1,0 +1,307 @@
+import type { Logger } from '../logger.js';
+import { closeReason, type MessageValidator } from './messages.js';
+
+/**
+ * What a transport gives of an accepted WebSocket: the `ws` library's socket under `app.run`, Bun's
+ * `ServerWebSocket`, a Web `WebSocket` on Deno and Workers. Everything else is the connection's.
+ */
+export interface WireSocket {
+  /** Sends one frame; `done` runs once it has been handed to the network (or the socket closed). */
+  send(data: string | Uint8Array, done: () => void): void;
+  /** Starts the closing handshake. */
+  close(code: number, reason: string): void;
+  /** Drops the connection without a handshake (a peer that stopped answering pings). */
+  terminate(): void;
+  /** Sends a ping, where the transport can (the server's heartbeat). */
+  ping?(): void;
+  /** Stops reading from the network while the handler has unread messages, where the transport can. */
+  pause?(): void;
+  resume?(): void;
+}
+
+/** How a connection ended: the close code and reason. */
+export interface CloseInfo {
+  code: number;
+  reason: string;
+}
+
+/** A message a handler tried to send that does not fit the endpoint's `send` schema: a server bug. */
+export class MessageValidationError extends Error {
+  constructor(message: string) {
+    super(`A WebSocket message does not match the endpoint's send schema: ${message}`);
+    this.name = 'MessageValidationError';
+  }
+}
+
+export interface ConnectionSettings {
+  id: string;
+  receive: MessageValidator | undefined;
+  send: MessageValidator | undefined;
+  maxPayload: number;
+  /** The request's logger (with its id), made when a line is written. */
+  logger: () => Logger;
+}
+
+/** Bytes handed to a connection and not yet to the network, past which `send` waits. */
+export const HIGH_WATER_MARK = 64 * 1024;
+/** Client messages held unread before the connection stops reading from the network. */
+const QUEUE_LIMIT = 64;
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+const encoder = new TextEncoder();
+const DONE: IteratorResult<never> = { done: true, value: undefined };
+
+type State = 'open' | 'closing' | 'closed';
+
+/**
+ * The socket a WebSocket handler receives: an async iterable of the client's messages (parsed and
+ * validated by `receive`), `send` with back-pressure (validated by `send`), `forward`, `close`,
+ * `closed`, `signal` and `id`.
+ */
+export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIterable<In> {
+  readonly id: string;
+  /** Resolves with the close code and reason once the connection has closed, whoever closed it. */
+  readonly closed: Promise<CloseInfo>;
+  /** Messages sent and received, and bytes sent, for the connection's log line. */
+  readonly counts = { sent: 0, received: 0, bytesSent: 0 };
+  /** Set by the heartbeat: false after a ping until the pong comes. */
+  alive = true;
+  private state: State = 'open';
+  private readonly abortController = new AbortController();
+  private readonly settings: ConnectionSettings;
+  private wire: WireSocket;
+  private queue: In[] = [];
+  private reader: ((result: IteratorResult<In>) => void) | undefined;
+  private paused = false;
+  private buffered = 0;
+  private drainWaiters: (() => void)[] = [];
+  private resolveClosed!: (info: CloseInfo) => void;
+  private closeInfo: CloseInfo | undefined;
+
+  constructor(wire: WireSocket, settings: ConnectionSettings) {
+    this.wire = wire;
+    this.settings = settings;
+    this.id = settings.id;
+    this.closed = new Promise((resolve) => {
+      this.resolveClosed = resolve;
+    });
+  }
+
+  /** Aborted when the connection closes. */
+  get signal(): AbortSignal {
+    return this.abortController.signal;
+  }
+
+  /** Whether the connection is still open (neither side has started to close it). */
+  get open(): boolean {
+    return this.state === 'open';
+  }
+
+  /**
+   * Sends one message, parsed through the endpoint's `send` schema (unknown keys dropped). Resolves
+   * once it is handed to the connection below its high-water mark, so a slow client slows its sender.
+   * A message that does not fit the schema closes the connection with 1011 and rejects. After the
+   * connection has closed, messages are dropped.
+   */
+  send(message: Out): Promise<void> {
+    if (this.state !== 'open') return Promise.resolve();
+    let data: string | Uint8Array;
+    const validate = this.settings.send;
+    if (validate !== undefined) {
+      const checked = validate(message);
+      if (!checked.ok) {
+        const error = new MessageValidationError(checked.message);
+        this.settings.logger().error({ err: error, wsId: this.id }, 'websocket message does not match its send schema');
+        reported.add(error);
+        this.close(1011, 'Internal error');
+        return Promise.reject(error);
+      }
+      data = JSON.stringify(checked.value);
+    } else if (typeof message === 'string' || message instanceof Uint8Array) {
+      data = message;
+    } else if (message instanceof ArrayBuffer) {
+      data = new Uint8Array(message);
+    } else {
+      data = JSON.stringify(message);
+    }
+    const size = typeof data === 'string' ? byteLength(data) : data.byteLength;
+    this.buffered += size;
+    this.counts.sent++;
+    this.counts.bytesSent += size;
+    this.wire.send(data, () => this.written(size));
+    if (this.buffered <= HIGH_WATER_MARK) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  /**
+   * Sends every item of an iterable (a hub subscription) with `send`'s back-pressure, until the
+   * iterable or the connection ends. Resolves then; never rejects (a failure closes the connection).
+   */
+  async forward(source: AsyncIterable<Out> | Iterable<Out>): Promise<void> {
+    const iterator =
+      Symbol.asyncIterator in source ? (source as AsyncIterable<Out>)[Symbol.asyncIterator]() : (source as Iterable<Out>)[Symbol.iterator]();
+    const stop = () => void Promise.resolve(iterator.return?.()).catch(() => {});
+    if (this.state === 'closed') return stop();
+    this.signal.addEventListener('abort', stop, { once: true });
+    try {
+      while (this.state === 'open') {
+        const next = await iterator.next();
+        if (next.done || this.state !== 'open') break;
+        await this.send(next.value);
+      }
+    } catch (error) {
+      if (!reported.has(error as object)) {
+        this.settings.logger().error({ err: error, wsId: this.id }, 'websocket forward failed');
+        this.close(1011, 'Internal error');
+      }
+    } finally {
+      this.signal.removeEventListener('abort', stop);
+      if (this.state !== 'open') stop();
+    }
+  }
+
+  /** Starts closing the connection (default 1000); `closed` resolves once it has. */
+  close(code = 1000, reason = ''): void {
+    if (this.state !== 'open') return;
+    this.state = 'closing';
+    this.endReading();
+    this.abortController.abort(new Error(`WebSocket closing (${code})`));
+    try {
+      this.wire.close(code, closeReason(reason));
+    } catch {
+      this.wire.terminate();
+    }
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<In> {
+    return {
+      next: () => this.next(),
+      return: async () => DONE,
+    };
+  }
+
+  /** The next client message; done once the connection is closing or closed. */
+  next(): Promise<IteratorResult<In>> {
+    const queue = this.queue;
+    if (queue.length > 0) {
+      const value = queue.shift()!;
+      if (this.paused && queue.length <= QUEUE_LIMIT / 2) {
+        this.paused = false;
+        this.wire.resume?.();
+      }
+      return Promise.resolve({ done: false, value });
+    }
+    if (this.state !== 'open') return Promise.resolve(DONE);
+    return new Promise((resolve) => {
+      this.reader = resolve;
+    });
+  }
+
+  // ---- called by transports -------------------------------------------------------------------
+
+  /** A frame from the client. */
+  received(data: string | Uint8Array): void {
+    if (this.state !== 'open') return;
+    this.alive = true;
+    const size = typeof data === 'string' ? byteLength(data) : data.byteLength;
+    if (size > this.settings.maxPayload) {
+      this.close(1009, `Message too big: over ${this.settings.maxPayload} bytes`);
+      return;
+    }
+    let value: unknown = data;
+    const validate = this.settings.receive;
+    if (validate !== undefined) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(typeof data === 'string' ? data : decoder.decode(data));
+      } catch {
+        this.close(1007, 'Invalid message: not JSON');
+        return;
+      }
+      const checked = validate(parsed);
+      if (!checked.ok) {
+        this.close(1007, `Invalid message: ${checked.message}`);
+        return;
+      }
+      value = checked.value;
+    }
+    this.counts.received++;
+    const reader = this.reader;
+    if (reader !== undefined) {
+      this.reader = undefined;
+      reader({ done: false, value: value as In });
+      return;
+    }
+    this.queue.push(value as In);
+    if (!this.paused && this.queue.length >= QUEUE_LIMIT && this.wire.pause !== undefined) {
+      this.paused = true;
+      this.wire.pause();
+    }
+  }
+
+  /** Sends a heartbeat ping. */
+  ping(): void {
+    try {
+      this.wire.ping?.();
+    } catch {
+      // A socket failing here is closing; its end arrives through `ended`.
+    }
+  }
+
+  /** Drops the connection without a closing handshake (a peer that stopped answering). */
+  terminate(): void {
+    if (this.state === 'closed') return;
+    this.state = 'closing';
+    this.endReading();
+    this.abortController.abort(new Error('WebSocket dropped'));
+    this.wire.terminate();
+  }
+
+  /** The peer answered a ping. */
+  pong(): void {
+    this.alive = true;
+  }
+
+  /** The connection has closed (handshake done, or dropped). */
+  ended(code: number, reason: string): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.closeInfo = { code, reason };
+    this.endReading();
+    this.queue = [];
+    this.buffered = 0;
+    this.releaseSenders();
+    if (!this.abortController.signal.aborted) this.abortController.abort(new Error(`WebSocket closed (${code})`));
+    this.resolveClosed(this.closeInfo);
+  }
+
+  /** How it ended, once it has. */
+  get endedWith(): CloseInfo | undefined {
+    return this.closeInfo;
+  }
+
+  private endReading(): void {
+    const reader = this.reader;
+    this.reader = undefined;
+    reader?.(DONE);
+  }
+
+  private written(size: number): void {
+    this.buffered -= size;
+    if (this.buffered <= HIGH_WATER_MARK && this.drainWaiters.length > 0) this.releaseSenders();
+  }
+
+  private releaseSenders(): void {
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
+
+/** Errors already logged where they happened (so the handler's rethrow is not logged again). */
+export const reported = new WeakSet<object>();
+
+function byteLength(text: string): number {
+  const B = (globalThis as { Buffer?: { byteLength(text: string): number } }).Buffer;
+  return B !== undefined ? B.byteLength(text) : encoder.encode(text).byteLength;
+}
