@@ -1,4 +1,4 @@
-import { defaultLogger, HTTPError, type CallNext, type Logger, type Request, type Response } from '@fnapi/core';
+import { defaultLogger, HTTPError, type CallNext, type Logger, type Request, type Response, webSocketEnded } from '@fnapi/core';
 import type { Level } from 'pino';
 import { Middleware } from './base.js';
 import { roundMs } from './duration.js';
@@ -37,11 +37,17 @@ export class LoggingMiddleware extends Middleware {
       this.write(request, status, started, error);
       throw error;
     }
+    // A WebSocket's line is written when the connection ends, with its whole duration.
+    const ended = webSocketEnded(response);
+    if (ended !== undefined) {
+      void ended.then((end) => this.write(request, 101, started, undefined, { items: end.sent, bytes: end.bytes, code: end.code }));
+      return response;
+    }
     this.write(request, response.statusCode, started);
     return response;
   }
 
-  private write(request: Request, status: number, started: number, error?: unknown): void {
+  private write(request: Request, status: number, started: number, error?: unknown, extra?: Record<string, unknown>): void {
     const logger = this.logger;
     if (!logger.isLevelEnabled(this.level) || isUnobserved(request)) return;
     const line: Record<string, unknown> = {
@@ -53,6 +59,7 @@ export class LoggingMiddleware extends Middleware {
       reqId: request.id,
     };
     if (error !== undefined) line.err = error;
-    logger[this.level](line, 'request completed');
+    if (extra !== undefined) Object.assign(line, extra);
+    logger[this.level](line, extra === undefined ? 'request completed' : 'websocket closed');
   }
 }
