@@ -5,6 +5,7 @@ export function chatPage(): string {
 <head>
 <meta charset="utf-8">
 <title>fnapi chat</title>
+<link rel="icon" href="data:,">
 <style>
   body { font: 15px system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; }
   #messages { list-style: none; padding: 0; min-height: 10rem; border: 1px solid #ccc; }
