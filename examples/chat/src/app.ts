@@ -45,9 +45,13 @@ export function createChat(options: ChatOptions): API {
   const app = new API({ title: 'Chat', version: '1.0.0', logger: options.logger });
   const guard = jwtRequired({ secret, algorithm: 'HS256' });
 
-  app.post('/login', { params: { name: z.string().regex(/^[\w .-]{1,30}$/) }, response: z.object({ token: z.string() }) }, async ({ name }) => ({
-    token: await createToken({ sub: name }, { secret, algorithm: 'HS256', expiresIn: '12h' }),
-  }));
+  app.post(
+    '/login',
+    { params: { name: z.string().regex(/^[\w .-]{1,30}$/) }, response: z.object({ token: z.string() }) },
+    async ({ name }) => ({
+      token: await createToken({ sub: name }, { secret, algorithm: 'HS256', expiresIn: '12h' }),
+    }),
+  );
 
   const rooms = new Router({ prefix: '/rooms', tags: ['rooms'] });
   rooms.addMiddleware(tokenFromQuery);

@@ -17,7 +17,9 @@ describe.skipIf(!available)('examples/chat in headless Chromium', () => {
   let client: TestClient;
   let browser: Browser;
   beforeAll(async () => {
-    client = await TestClient.start(createChat({ hub: new Hub({ logger: false }), secret: 'browser-test-secret-long-enough-for-hs256', logger: false }));
+    client = await TestClient.start(
+      createChat({ hub: new Hub({ logger: false }), secret: 'browser-test-secret-long-enough-for-hs256', logger: false }),
+    );
     browser = await launchChromium();
   });
   afterAll(async () => {

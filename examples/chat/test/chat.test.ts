@@ -27,7 +27,8 @@ describe('examples/chat', () => {
     const ada = await client.ws('/rooms/lobby', { headers: { authorization: `Bearer ${await login('ada')}` } });
     const bob = await client.ws(`/rooms/lobby?token=${await login('bob')}`);
     const eve = await client.ws(`/rooms/other?token=${await login('eve')}`);
-    for (const socket of [ada, bob, eve]) expect(await socket.next()).toMatchObject({ from: 'server', text: expect.stringContaining('instance one') });
+    for (const socket of [ada, bob, eve])
+      expect(await socket.next()).toMatchObject({ from: 'server', text: expect.stringContaining('instance one') });
     await ada.send({ text: 'hello' });
     await bob.send({ text: 'hi ada' });
     for (const socket of [ada, bob]) {
@@ -36,7 +37,10 @@ describe('examples/chat', () => {
     }
     await eve.send({ text: 'anyone?' });
     expect(await eve.next()).toMatchObject({ from: 'eve', text: 'anyone?' });
-    const posted = await client.post('/rooms/lobby/messages', { json: { text: 'from a bot' }, headers: { authorization: `Bearer ${await login('bot')}` } });
+    const posted = await client.post('/rooms/lobby/messages', {
+      json: { text: 'from a bot' },
+      headers: { authorization: `Bearer ${await login('bot')}` },
+    });
     expect(posted.status).toBe(202);
     expect(await ada.next()).toMatchObject({ from: 'bot', text: 'from a bot' });
     await Promise.all([ada.close(), bob.close(), eve.close()]);

@@ -64,7 +64,11 @@ describe.skipIf(!ready)('examples/chat: two instances behind HAProxy sharing a R
   });
 
   async function token(name: string): Promise<string> {
-    const res = await fetch(`${balancer.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+    const res = await fetch(`${balancer.url}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
     return ((await res.json()) as { token: string }).token;
   }
   const wsUrl = (room: string, t: string) => `${balancer.url.replace('http', 'ws')}/rooms/${room}?token=${t}`;

@@ -24,9 +24,13 @@ export class PrivateRedis {
     return `redis://127.0.0.1:${this.port}`;
   }
   async start(): Promise<void> {
-    const child = spawn(redisServerPath()!, ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      redisServerPath()!,
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     this.child = child;
     await new Promise<void>((resolve, reject) => {
       child.once('error', reject);

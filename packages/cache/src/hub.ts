@@ -52,7 +52,7 @@ export class RedisHub extends Hub {
     const subscriber = this.subscriber;
     this.subscriber = undefined;
     await this.publisher.close();
-    if (subscriber !== undefined && subscriber.isOpen) {
+    if (subscriber?.isOpen) {
       // A Redis that went away mid-close would leave QUIT unanswered: give it a second.
       if (subscriber.isReady) await Promise.race([subscriber.close().catch(() => {}), new Promise((r) => setTimeout(r, 1000).unref())]);
       if (subscriber.isOpen) subscriber.destroy();

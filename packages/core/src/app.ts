@@ -267,8 +267,7 @@ export class API extends RouteGroup implements Runtime {
    * Web-standard handler: `Request` → `Promise<Response>`. Under Bun the second argument is the
    * server (WebSocket upgrades use it).
    */
-  fetch = (request: globalThis.Request, env?: unknown, _ctx?: unknown): Promise<globalThis.Response> =>
-    handleFetch(this, request, env);
+  fetch = (request: globalThis.Request, env?: unknown, _ctx?: unknown): Promise<globalThis.Response> => handleFetch(this, request, env);
 
   /** Whether any WebSocket endpoint is registered. */
   get hasWebSockets(): boolean {

@@ -11,13 +11,7 @@ import {
 } from './endpoint.js';
 import { assertMiddleware, type Middleware } from './pipeline.js';
 import { joinPath } from './route-table.js';
-import {
-  defineWebSocket,
-  type ReceivedMessage,
-  type SentMessage,
-  type WebSocketHandler,
-  type WebSocketOptions,
-} from './ws/endpoint.js';
+import { defineWebSocket, type ReceivedMessage, type SentMessage, type WebSocketHandler, type WebSocketOptions } from './ws/endpoint.js';
 
 /**
  * One endpoint as a group serves it: its path under the group (the group's prefix included), its

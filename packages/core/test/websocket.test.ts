@@ -144,7 +144,9 @@ describe('app.ws', () => {
   });
 
   it('refuses a foreign browser Origin with 403; its own, a listed one, or none pass', async () => {
-    const foreign = (await client.ws('/echo', { headers: { origin: 'https://evil.example' } }).catch((e: unknown) => e)) as WebSocketRefusedError;
+    const foreign = (await client
+      .ws('/echo', { headers: { origin: 'https://evil.example' } })
+      .catch((e: unknown) => e)) as WebSocketRefusedError;
     expect(foreign.status).toBe(403);
     const own = await client.ws('/echo', { headers: { origin: client.url } });
     await own.close();
@@ -213,7 +215,10 @@ describe('app.ws', () => {
     const errors = parsed.diagnostics.filter((d) => d.severity === 0);
     expect(errors).toEqual([]);
     expect(parsed.document).toBeDefined();
-    const operations = parsed.document!.operations().all().map((o) => `${o.action()} ${o.channels().all()[0]!.address()}`);
+    const operations = parsed
+      .document!.operations()
+      .all()
+      .map((o) => `${o.action()} ${o.channels().all()[0]!.address()}`);
     expect(operations).toContain('receive /rooms/{room}');
     expect(operations).toContain('send /rooms/{room}');
   });

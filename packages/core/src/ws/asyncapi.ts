@@ -52,7 +52,12 @@ export function describeWebSockets(settings: DocumentSettings, endpoints: Iterab
       if (!(schema as z.ZodType).safeParse?.(undefined).success) required.push(name);
     }
     const messages: Record<string, unknown> = {
-      receive: message(`${id}.receive`, 'A message from the client', messageJsonSchema(options.receive, 'input'), options.receive !== undefined),
+      receive: message(
+        `${id}.receive`,
+        'A message from the client',
+        messageJsonSchema(options.receive, 'input'),
+        options.receive !== undefined,
+      ),
       send: message(`${id}.send`, 'A message from the server', messageJsonSchema(options.send, 'output'), options.send !== undefined),
     };
     const channel: Record<string, unknown> = { address: endpoint.path, messages };
@@ -93,7 +98,11 @@ function message(name: string, summary: string, payload: Record<string, unknown>
 }
 
 /** `/asyncapi.json` (or `asyncapiUrl`) when the app has WebSocket endpoints; none when null. */
-export function asyncapiBuiltins(url: string | null | undefined, hasWebSockets: boolean, document: () => Record<string, unknown>): BuiltinRoute[] {
+export function asyncapiBuiltins(
+  url: string | null | undefined,
+  hasWebSockets: boolean,
+  document: () => Record<string, unknown>,
+): BuiltinRoute[] {
   if (url === null || !hasWebSockets) return [];
   return [
     {

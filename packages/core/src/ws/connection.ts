@@ -139,7 +139,9 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
    */
   async forward(source: AsyncIterable<Out> | Iterable<Out>): Promise<void> {
     const iterator =
-      Symbol.asyncIterator in source ? (source as AsyncIterable<Out>)[Symbol.asyncIterator]() : (source as Iterable<Out>)[Symbol.iterator]();
+      Symbol.asyncIterator in source
+        ? (source as AsyncIterable<Out>)[Symbol.asyncIterator]()
+        : (source as Iterable<Out>)[Symbol.iterator]();
     const stop = () => void Promise.resolve(iterator.return?.()).catch(() => {});
     if (this.state === 'closed') return stop();
     this.signal.addEventListener('abort', stop, { once: true });

@@ -90,7 +90,8 @@ export function defineWebSocket(options: WebSocketOptions & { route: string }, h
   const heartbeat = options.heartbeat ?? 30;
   if (!Number.isFinite(heartbeat) || heartbeat < 0) throw new RangeError(`WebSocket endpoint ${options.route}: heartbeat is seconds ≥ 0`);
   const maxPayload = options.maxPayload ?? DEFAULT_MAX_PAYLOAD;
-  if (!Number.isInteger(maxPayload) || maxPayload <= 0) throw new RangeError(`WebSocket endpoint ${options.route}: maxPayload is bytes > 0`);
+  if (!Number.isInteger(maxPayload) || maxPayload <= 0)
+    throw new RangeError(`WebSocket endpoint ${options.route}: maxPayload is bytes > 0`);
   const settings: WebSocketSettings = {
     receive: messageValidator(options.receive),
     send: messageValidator(options.send),

@@ -140,8 +140,9 @@ export async function fetchUpgrade(app: Runtime, web: globalThis.Request, platfo
     return undefined as unknown as globalThis.Response;
   }
   if (kind === 'deno') {
-    const deno = (globalThis as unknown as { Deno: { upgradeWebSocket(r: globalThis.Request): { socket: WebSocket; response: globalThis.Response } } })
-      .Deno;
+    const deno = (
+      globalThis as unknown as { Deno: { upgradeWebSocket(r: globalThis.Request): { socket: WebSocket; response: globalThis.Response } } }
+    ).Deno;
     const { socket, response: answer } = deno.upgradeWebSocket(web);
     attachStandard(socket, host, response, false);
     for (const [name, value] of extra) {

@@ -88,7 +88,12 @@ export function nodeUpgrades(app: Runtime, isDraining: () => boolean): NodeUpgra
 
   const serve = async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
     if (isDraining() || host.draining) {
-      writeAnswer(socket, 503, ['content-type', PROBLEM_JSON, 'retry-after', '1'], JSON.stringify(problemDetails(503, 'The server is shutting down')));
+      writeAnswer(
+        socket,
+        503,
+        ['content-type', PROBLEM_JSON, 'retry-after', '1'],
+        JSON.stringify(problemDetails(503, 'The server is shutting down')),
+      );
       return;
     }
     const url = req.url ?? '/';
