@@ -6,8 +6,12 @@ import { closeReason, type MessageValidator } from './messages.js';
  * `ServerWebSocket`, a Web `WebSocket` on Deno and Workers. Everything else is the connection's.
  */
 export interface WireSocket {
-  /** Sends one frame; `done` runs once it has been handed to the network (or the socket closed). */
-  send(data: string | Uint8Array, done: () => void): void;
+  /** Sends one frame. */
+  send(data: string | Uint8Array): void;
+  /** Bytes sent but not yet handed to the network. */
+  bufferedAmount(): number;
+  /** Calls `fn` once what is buffered has been handed to the network (or the socket closed). */
+  onDrain(fn: () => void): void;
   /** Starts the closing handshake. */
   close(code: number, reason: string): void;
   /** Drops the connection without a handshake (a peer that stopped answering pings). */
@@ -50,6 +54,7 @@ const QUEUE_LIMIT = 64;
 const decoder = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
 const DONE: IteratorResult<never> = { done: true, value: undefined };
+const RESOLVED: Promise<void> = Promise.resolve();
 
 type State = 'open' | 'closing' | 'closed';
 
@@ -60,36 +65,57 @@ type State = 'open' | 'closing' | 'closed';
  */
 export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIterable<In> {
   readonly id: string;
-  /** Resolves with the close code and reason once the connection has closed, whoever closed it. */
-  readonly closed: Promise<CloseInfo>;
   /** Messages sent and received, and bytes sent, for the connection's log line. */
   readonly counts = { sent: 0, received: 0, bytesSent: 0 };
   /** Set by the heartbeat: false after a ping until the pong comes. */
   alive = true;
+  /** Called once when the connection has ended (the host's bookkeeping). */
+  onEnded: ((info: CloseInfo) => void) | undefined = undefined;
   private state: State = 'open';
-  private readonly abortController = new AbortController();
+  // Made on first use: an echo handler never asks for a signal or the `closed` promise.
+  private abortController: AbortController | undefined = undefined;
+  private closedPromise: Promise<CloseInfo> | undefined = undefined;
+  private resolveClosed: ((info: CloseInfo) => void) | undefined = undefined;
   private readonly settings: ConnectionSettings;
   private wire: WireSocket;
-  private queue: In[] = [];
-  private reader: ((result: IteratorResult<In>) => void) | undefined;
+  private queue: In[] | undefined = undefined;
+  private reader: ((result: IteratorResult<In>) => void) | undefined = undefined;
   private paused = false;
-  private buffered = 0;
-  private drainWaiters: (() => void)[] = [];
-  private resolveClosed!: (info: CloseInfo) => void;
-  private closeInfo: CloseInfo | undefined;
+  private drainWaiters: (() => void)[] | undefined = undefined;
+  private closeInfo: CloseInfo | undefined = undefined;
 
   constructor(wire: WireSocket, settings: ConnectionSettings) {
     this.wire = wire;
     this.settings = settings;
     this.id = settings.id;
-    this.closed = new Promise((resolve) => {
-      this.resolveClosed = resolve;
-    });
   }
 
-  /** Aborted when the connection closes. */
+  /** Resolves with the close code and reason once the connection has closed, whoever closed it. */
+  get closed(): Promise<CloseInfo> {
+    if (this.closedPromise === undefined) {
+      const info = this.closeInfo;
+      this.closedPromise =
+        info !== undefined
+          ? Promise.resolve(info)
+          : new Promise((resolve) => {
+              this.resolveClosed = resolve;
+            });
+    }
+    return this.closedPromise;
+  }
+
+  /** Aborted when the connection closes (or starts closing). */
   get signal(): AbortSignal {
+    if (this.abortController === undefined) {
+      this.abortController = new AbortController();
+      if (this.state !== 'open') this.abortController.abort(new Error('WebSocket closed'));
+    }
     return this.abortController.signal;
+  }
+
+  private abort(reason: string): void {
+    const controller = this.abortController;
+    if (controller !== undefined && !controller.signal.aborted) controller.abort(new Error(reason));
   }
 
   /** Whether the connection is still open (neither side has started to close it). */
@@ -124,13 +150,17 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
     } else {
       data = JSON.stringify(message);
     }
-    const size = typeof data === 'string' ? byteLength(data) : data.byteLength;
-    this.buffered += size;
-    this.counts.sent++;
-    this.counts.bytesSent += size;
-    this.wire.send(data, () => this.written(size));
-    if (this.buffered <= HIGH_WATER_MARK) return Promise.resolve();
-    return new Promise((resolve) => this.drainWaiters.push(resolve));
+    const counts = this.counts;
+    counts.sent++;
+    counts.bytesSent += typeof data === 'string' ? byteLength(data) : data.byteLength;
+    const wire = this.wire;
+    wire.send(data);
+    if (wire.bufferedAmount() <= HIGH_WATER_MARK) return RESOLVED;
+    return new Promise((resolve) => {
+      const waiters = (this.drainWaiters ??= []);
+      waiters.push(resolve);
+      if (waiters.length === 1) wire.onDrain(() => this.releaseSenders());
+    });
   }
 
   /**
@@ -167,7 +197,7 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
     if (this.state !== 'open') return;
     this.state = 'closing';
     this.endReading();
-    this.abortController.abort(new Error(`WebSocket closing (${code})`));
+    this.abort(`WebSocket closing (${code})`);
     try {
       this.wire.close(code, closeReason(reason));
     } catch {
@@ -185,7 +215,7 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
   /** The next client message; done once the connection is closing or closed. */
   next(): Promise<IteratorResult<In>> {
     const queue = this.queue;
-    if (queue.length > 0) {
+    if (queue !== undefined && queue.length > 0) {
       const value = queue.shift()!;
       if (this.paused && queue.length <= QUEUE_LIMIT / 2) {
         this.paused = false;
@@ -234,8 +264,9 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
       reader({ done: false, value: value as In });
       return;
     }
-    this.queue.push(value as In);
-    if (!this.paused && this.queue.length >= QUEUE_LIMIT && this.wire.pause !== undefined) {
+    const queue = (this.queue ??= []);
+    queue.push(value as In);
+    if (!this.paused && queue.length >= QUEUE_LIMIT && this.wire.pause !== undefined) {
       this.paused = true;
       this.wire.pause();
     }
@@ -255,7 +286,7 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
     if (this.state === 'closed') return;
     this.state = 'closing';
     this.endReading();
-    this.abortController.abort(new Error('WebSocket dropped'));
+    this.abort('WebSocket dropped');
     this.wire.terminate();
   }
 
@@ -268,13 +299,14 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
   ended(code: number, reason: string): void {
     if (this.state === 'closed') return;
     this.state = 'closed';
-    this.closeInfo = { code, reason };
+    const info = { code, reason };
+    this.closeInfo = info;
     this.endReading();
-    this.queue = [];
-    this.buffered = 0;
+    this.queue = undefined;
     this.releaseSenders();
-    if (!this.abortController.signal.aborted) this.abortController.abort(new Error(`WebSocket closed (${code})`));
-    this.resolveClosed(this.closeInfo);
+    this.abort(`WebSocket closed (${code})`);
+    this.resolveClosed?.(info);
+    this.onEnded?.(info);
   }
 
   /** How it ended, once it has. */
@@ -288,14 +320,10 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
     reader?.(DONE);
   }
 
-  private written(size: number): void {
-    this.buffered -= size;
-    if (this.buffered <= HIGH_WATER_MARK && this.drainWaiters.length > 0) this.releaseSenders();
-  }
-
   private releaseSenders(): void {
     const waiters = this.drainWaiters;
-    this.drainWaiters = [];
+    if (waiters === undefined || waiters.length === 0) return;
+    this.drainWaiters = undefined;
     for (const resolve of waiters) resolve();
   }
 }
@@ -303,7 +331,9 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
 /** Errors already logged where they happened (so the handler's rethrow is not logged again). */
 export const reported = new WeakSet<object>();
 
+// Node's and Bun's Buffer counts UTF-8 bytes without encoding; elsewhere the text is encoded.
+const NodeBuffer = (globalThis as { Buffer?: { byteLength(text: string): number } }).Buffer;
+
 function byteLength(text: string): number {
-  const B = (globalThis as { Buffer?: { byteLength(text: string): number } }).Buffer;
-  return B !== undefined ? B.byteLength(text) : encoder.encode(text).byteLength;
+  return NodeBuffer !== undefined ? NodeBuffer.byteLength(text) : encoder.encode(text).byteLength;
 }

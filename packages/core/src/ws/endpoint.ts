@@ -166,9 +166,10 @@ export interface WebSocketEnd extends CloseInfo {
  */
 export class WebSocketUpgrade extends Response {
   readonly startedAt = performance.now();
-  /** Resolves when the connection has ended (or the upgrade was abandoned). */
-  readonly ended: Promise<WebSocketEnd>;
-  private finish!: (end: WebSocketEnd) => void;
+  // Made when a middleware asks (logging, metrics, tracing): otherwise a connection pays for none.
+  private endedPromise: Promise<WebSocketEnd> | undefined = undefined;
+  private finish: ((end: WebSocketEnd) => void) | undefined = undefined;
+  private result: WebSocketEnd | undefined = undefined;
 
   constructor(
     readonly settings: WebSocketSettings,
@@ -176,20 +177,33 @@ export class WebSocketUpgrade extends Response {
     readonly request: Request,
   ) {
     super(undefined, { statusCode: 101 });
-    this.ended = new Promise((resolve) => {
-      this.finish = resolve;
-    });
+  }
+
+  /** Resolves when the connection has ended (or the upgrade was abandoned). */
+  get ended(): Promise<WebSocketEnd> {
+    if (this.endedPromise === undefined) {
+      const result = this.result;
+      this.endedPromise =
+        result !== undefined
+          ? Promise.resolve(result)
+          : new Promise((resolve) => {
+              this.finish = resolve;
+            });
+    }
+    return this.endedPromise;
   }
 
   /** The connection has ended: its close and counts, for logs and metrics. */
   end(close: CloseInfo, counts: { sent: number; received: number; bytesSent: number }): void {
-    this.finish({
+    if (this.result !== undefined) return;
+    this.result = {
       ...close,
       duration: performance.now() - this.startedAt,
       sent: counts.sent,
       received: counts.received,
       bytes: counts.bytesSent,
-    });
+    };
+    this.finish?.(this.result);
   }
 }
 

@@ -30,6 +30,7 @@ interface BunSocket {
 interface BunSocketData {
   upgrade: WebSocketUpgrade;
   connection?: WebSocketConnection;
+  pressured?: boolean;
   pending?: (() => void)[];
 }
 /** What Bun's server offers for an upgrade. */
@@ -55,10 +56,13 @@ export function bunWebSocketHandler(app: object): BunWebSocketHandler {
     open(ws) {
       const data = ws.data;
       const wire: WireSocket = {
-        send(message, done) {
+        send(message) {
           // -1: queued under back-pressure, written once Bun calls `drain`.
-          if (ws.send(message) === -1) (data.pending ??= []).push(done);
-          else done();
+          if (ws.send(message) === -1) data.pressured = true;
+        },
+        bufferedAmount: () => (data.pressured ? Number.MAX_SAFE_INTEGER : 0),
+        onDrain: (fn) => {
+          (data.pending ??= []).push(fn);
         },
         close: (code, reason) => ws.close(code, reason),
         terminate: () => ws.terminate(),
@@ -76,6 +80,7 @@ export function bunWebSocketHandler(app: object): BunWebSocketHandler {
       ws.data.connection?.ended(code, reason);
     },
     drain(ws) {
+      ws.data.pressured = false;
       const pending = ws.data.pending;
       ws.data.pending = undefined;
       for (const done of pending ?? []) done();
@@ -169,10 +174,13 @@ function attachStandard(socket: WebSocket, host: WebSocketHost, upgrade: WebSock
   let connection: WebSocketConnection | undefined;
   const start = () => {
     const wire: WireSocket = {
-      send(data, done) {
+      send(data) {
         socket.send(data as string | ArrayBufferView<ArrayBuffer>);
-        if (!(socket.bufferedAmount > HIGH_WATER_MARK)) return done();
-        const wait = () => (socket.readyState !== 1 || socket.bufferedAmount <= HIGH_WATER_MARK ? done() : setTimeout(wait, 5));
+      },
+      // Workers report no buffered amount (always 0); Deno does, and is polled while it is high.
+      bufferedAmount: () => socket.bufferedAmount ?? 0,
+      onDrain(fn) {
+        const wait = () => (socket.readyState !== 1 || socket.bufferedAmount <= HIGH_WATER_MARK ? fn() : setTimeout(wait, 5));
         setTimeout(wait, 5);
       },
       close: (code, reason) => socket.close(code, reason),

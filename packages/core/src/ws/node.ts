@@ -64,15 +64,7 @@ export function nodeUpgrades(app: Runtime, isDraining: () => boolean): NodeUpgra
 
   const accept = (socket: WS.WebSocket, upgrade: WebSocketUpgrade) => {
     sockets.add(socket);
-    const wire: WireSocket = {
-      send: (data, done) => socket.send(data, { binary: typeof data !== 'string' }, () => done()),
-      close: (code, reason) => socket.close(code, reason),
-      terminate: () => socket.terminate(),
-      ping: () => socket.ping(),
-      pause: () => socket.pause(),
-      resume: () => socket.resume(),
-    };
-    const connection = host.start(upgrade, wire);
+    const connection = host.start(upgrade, new NodeWire(socket));
     socket.on('message', (data: Buffer, isBinary: boolean) => {
       connection.received(isBinary ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : data.toString('utf8'));
     });
@@ -124,10 +116,8 @@ export function nodeUpgrades(app: Runtime, isDraining: () => boolean): NodeUpgra
     }
     const ws = await loadWs();
     const server = serverFor(ws, response.settings.maxPayload);
-    let accepted = false;
-    socket.once('close', () => {
-      if (!accepted) response.end({ code: 1006, reason: '' }, NO_COUNTS);
-    });
+    const abandoned = () => response.end({ code: 1006, reason: '' }, NO_COUNTS);
+    socket.once('close', abandoned);
     const headers = serialize(response, app).headers;
     const lines: string[] = [];
     for (let i = 0; i < headers.length; i += 2) {
@@ -137,7 +127,7 @@ export function nodeUpgrades(app: Runtime, isDraining: () => boolean): NodeUpgra
     extraHeaders = lines;
     try {
       server.handleUpgrade(req, socket, head, (client) => {
-        accepted = true;
+        socket.off('close', abandoned);
         accept(client, response);
       });
     } finally {
@@ -159,6 +149,40 @@ export function nodeUpgrades(app: Runtime, isDraining: () => boolean): NodeUpgra
       for (const socket of sockets) socket.terminate();
     },
   };
+}
+
+const TEXT = { binary: false };
+const BINARY = { binary: true };
+
+/** A `ws` socket as a connection's wire; back-pressure is read from the TCP socket below it. */
+class NodeWire implements WireSocket {
+  constructor(private readonly socket: WS.WebSocket) {}
+  send(data: string | Uint8Array): void {
+    this.socket.send(data, typeof data === 'string' ? TEXT : BINARY);
+  }
+  bufferedAmount(): number {
+    return this.socket.bufferedAmount;
+  }
+  onDrain(fn: () => void): void {
+    const raw = (this.socket as unknown as { _socket?: Duplex })._socket;
+    if (raw === undefined || raw.destroyed) return fn();
+    raw.once('drain', fn);
+  }
+  close(code: number, reason: string): void {
+    this.socket.close(code, reason);
+  }
+  terminate(): void {
+    this.socket.terminate();
+  }
+  ping(): void {
+    this.socket.ping();
+  }
+  pause(): void {
+    this.socket.pause();
+  }
+  resume(): void {
+    this.socket.resume();
+  }
 }
 
 /** An HTTP answer on a socket that asked for an upgrade, then the connection closed. */
