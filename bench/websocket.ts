@@ -38,11 +38,15 @@ interface Server {
 }
 
 async function start(file: string, env: Record<string, string> = {}): Promise<Server> {
-  const child = spawn(process.execPath, ['--expose-gc', '--conditions=@fnapi/source', '--import', 'tsx', fileURLToPath(new URL(file, import.meta.url))], {
-    cwd: repoRoot,
-    stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, ...env },
-  });
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', '--conditions=@fnapi/source', '--import', 'tsx', fileURLToPath(new URL(file, import.meta.url))],
+    {
+      cwd: repoRoot,
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, ...env },
+    },
+  );
   const lines = createInterface({ input: child.stdout! });
   const queue: ((line: string) => void)[] = [];
   lines.on('line', (line) => queue.shift()?.(line));
@@ -161,7 +165,9 @@ const bestBare = Math.max(...rates.bare);
 const bestFnapi = Math.max(...rates.fnapi);
 console.log(`echo round trips/s (${values.clients} clients, ${values.seconds} s, best of ${values.rounds}):`);
 console.log(`  bare ws  ${bestBare.toFixed(0)}   (rounds ${rates.bare.map((r) => r.toFixed(0)).join(', ')})`);
-console.log(`  fnapi    ${bestFnapi.toFixed(0)}   (rounds ${rates.fnapi.map((r) => r.toFixed(0)).join(', ')})   ratio ${(bestFnapi / bestBare).toFixed(2)}`);
+console.log(
+  `  fnapi    ${bestFnapi.toFixed(0)}   (rounds ${rates.fnapi.map((r) => r.toFixed(0)).join(', ')})   ratio ${(bestFnapi / bestBare).toFixed(2)}`,
+);
 console.log(`memory per idle connection (${values.idle} connections):`);
 for (const name of ['bare', 'fnapi']) {
   const m = memory[name]!;
@@ -177,7 +183,9 @@ console.log(`  ratio (RSS) ${(memory.fnapi!.rssPerConnection / memory.bare!.rssP
   const sockets = await open(`${server.url}/echo`, Number(values.many));
   await sleep(1500);
   const after = await server.memory();
-  console.log(`${values.many} idle connections on fnapi: RSS ${mib(after.rss)} (${mib(before.rss)} without; ${kib((after.rss - before.rss) / Number(values.many))}/connection)`);
+  console.log(
+    `${values.many} idle connections on fnapi: RSS ${mib(after.rss)} (${mib(before.rss)} without; ${kib((after.rss - before.rss) / Number(values.many))}/connection)`,
+  );
   await closeAll(sockets);
   await server.stop();
 }
