@@ -165,8 +165,8 @@ class NodeWire implements WireSocket {
   }
   onDrain(fn: () => void): void {
     const raw = (this.socket as unknown as { _socket?: Duplex })._socket;
-    if (raw === undefined || raw.destroyed) return fn();
-    raw.once('drain', fn);
+    if (raw === undefined || raw.destroyed) fn();
+    else raw.once('drain', fn);
   }
   close(code: number, reason: string): void {
     this.socket.close(code, reason);
