@@ -37,13 +37,16 @@ export class MessageValidationError extends Error {
   }
 }
 
+/** An endpoint's message settings, shared by its connections. */
 export interface ConnectionSettings {
-  id: string;
   receive: MessageValidator | undefined;
   send: MessageValidator | undefined;
   maxPayload: number;
-  /** The request's logger (with its id), made when a line is written. */
-  logger: () => Logger;
+}
+
+let counter = 0;
+function connectionId(): string {
+  return globalThis.crypto?.randomUUID?.() ?? `ws-${Date.now().toString(36)}-${(counter++).toString(36)}`;
 }
 
 /** Bytes handed to a connection and not yet to the network, past which `send` waits. */
@@ -64,7 +67,6 @@ type State = 'open' | 'closing' | 'closed';
  * `closed`, `signal` and `id`.
  */
 export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIterable<In> {
-  readonly id: string;
   /** Messages sent and received, and bytes sent, for the connection's log line. */
   readonly counts = { sent: 0, received: 0, bytesSent: 0 };
   /** Set by the heartbeat: false after a ping until the pong comes. */
@@ -84,10 +86,19 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
   private drainWaiters: (() => void)[] | undefined = undefined;
   private closeInfo: CloseInfo | undefined = undefined;
 
-  constructor(wire: WireSocket, settings: ConnectionSettings) {
+  private connectionId: string | undefined = undefined;
+  /** Where errors are logged: the upgrade request's logger (with its id), made when a line is written. */
+  private readonly logs: { readonly logger: Logger };
+
+  constructor(wire: WireSocket, settings: ConnectionSettings, logs: { readonly logger: Logger }) {
     this.wire = wire;
     this.settings = settings;
-    this.id = settings.id;
+    this.logs = logs;
+  }
+
+  /** A unique id of this connection (made on first use). */
+  get id(): string {
+    return (this.connectionId ??= connectionId());
   }
 
   /** Resolves with the close code and reason once the connection has closed, whoever closed it. */
@@ -137,7 +148,7 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
       const checked = validate(message);
       if (!checked.ok) {
         const error = new MessageValidationError(checked.message);
-        this.settings.logger().error({ err: error, wsId: this.id }, 'websocket message does not match its send schema');
+        this.logs.logger.error({ err: error, wsId: this.id }, 'websocket message does not match its send schema');
         reported.add(error);
         this.close(1011, 'Internal error');
         return Promise.reject(error);
@@ -183,7 +194,7 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
       }
     } catch (error) {
       if (!reported.has(error as object)) {
-        this.settings.logger().error({ err: error, wsId: this.id }, 'websocket forward failed');
+        this.logs.logger.error({ err: error, wsId: this.id }, 'websocket forward failed');
         this.close(1011, 'Internal error');
       }
     } finally {

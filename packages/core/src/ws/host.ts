@@ -1,19 +1,14 @@
 import { reported, WebSocketConnection, type WireSocket } from './connection.js';
 import type { WebSocketUpgrade } from './endpoint.js';
 
-let counter = 0;
-function connectionId(): string {
-  const random = globalThis.crypto?.randomUUID?.();
-  return random ?? `ws-${Date.now().toString(36)}-${(counter++).toString(36)}`;
-}
-
 /**
  * The open WebSocket connections of one server: runs each handler, pings on the heartbeat (one timer
  * per interval, not per connection), and drains — close with 1001, wait for the handlers — on shutdown.
  */
 export class WebSocketHost {
   private readonly connections = new Set<WebSocketConnection>();
-  private readonly running = new Set<Promise<void>>();
+  /** Each connection's run (its handler, then its close); removed when both are over. */
+  private readonly running = new Map<WebSocketConnection, Promise<void>>();
   private readonly beats = new Map<number, { timer: ReturnType<typeof setInterval>; members: Set<WebSocketConnection> }>();
   private closing = false;
 
@@ -34,19 +29,12 @@ export class WebSocketHost {
    */
   start(upgrade: WebSocketUpgrade, wire: WireSocket): WebSocketConnection {
     const { settings, request } = upgrade;
-    const connection = new WebSocketConnection(wire, {
-      id: connectionId(),
-      receive: settings.receive,
-      send: settings.send,
-      maxPayload: settings.maxPayload,
-      logger: () => request.logger,
-    });
+    const connection = new WebSocketConnection(wire, settings, request);
     this.connections.add(connection);
     if (settings.heartbeat > 0 && wire.ping !== undefined) this.beat(settings.heartbeat, connection);
     if (this.closing) connection.close(1001, 'Server shutting down');
-    const run = this.run(upgrade, connection);
-    this.running.add(run);
-    void run.finally(() => this.running.delete(run));
+    // `run` awaits before it ends, so the entry is set before it is deleted.
+    this.running.set(connection, this.run(upgrade, connection));
     return connection;
   }
 
@@ -62,6 +50,7 @@ export class WebSocketHost {
       connection.close(1011, 'Internal error');
     }
     const close = await connection.closed;
+    this.running.delete(connection);
     this.connections.delete(connection);
     this.unbeat(settings.heartbeat, connection);
     upgrade.end(close, connection.counts);
@@ -82,7 +71,7 @@ export class WebSocketHost {
     if (this.running.size > 0) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
-        Promise.allSettled([...this.running]),
+        Promise.allSettled([...this.running.values()]),
         new Promise<void>((resolve) => {
           timer = setTimeout(resolve, timeoutMs);
         }),

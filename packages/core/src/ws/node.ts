@@ -9,7 +9,7 @@ import type { Runtime } from '../runtime-contract.js';
 import { closeStream, startOrRefuse } from '../wire/answer.js';
 import { requestFrom } from '../wire/request-from.js';
 import { serialize } from '../wire/serialize.js';
-import type { WireSocket } from './connection.js';
+import type { WebSocketConnection, WireSocket } from './connection.js';
 import { offerUpgrade, WebSocketUpgrade } from './endpoint.js';
 import { WebSocketHost } from './host.js';
 
@@ -65,17 +65,13 @@ export function nodeUpgrades(app: Runtime, isDraining: () => boolean): NodeUpgra
   const accept = (socket: WS.WebSocket, upgrade: WebSocketUpgrade) => {
     sockets.add(socket);
     const connection = host.start(upgrade, new NodeWire(socket));
-    socket.on('message', (data: Buffer, isBinary: boolean) => {
-      connection.received(isBinary ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : data.toString('utf8'));
-    });
-    socket.on('pong', () => connection.pong());
-    socket.on('error', () => {
-      // A protocol error (a frame past maxPayload: 1009, invalid UTF-8: 1007) is closed by `ws` itself.
-    });
-    socket.on('close', (code: number, reason: Buffer) => {
-      sockets.delete(socket);
-      connection.ended(code, reason.toString('utf8'));
-    });
+    // Listeners shared by every socket (`this` is the socket): no closures per connection.
+    (socket as Attached)[CONNECTION] = connection;
+    (socket as Attached)[SOCKETS] = sockets;
+    socket.on('message', onMessage);
+    socket.on('pong', onPong);
+    socket.on('error', onError);
+    socket.on('close', onClose);
   };
 
   const serve = async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
@@ -138,7 +134,7 @@ export function nodeUpgrades(app: Runtime, isDraining: () => boolean): NodeUpgra
   return {
     host,
     listener: (req, socket, head) => {
-      socket.on('error', () => socket.destroy());
+      socket.on('error', destroyOnError);
       serve(req, socket, head).catch((error: unknown) => {
         app.logger.error({ err: error }, 'websocket upgrade failed');
         writeAnswer(socket, 500, ['content-type', PROBLEM_JSON], JSON.stringify(problemDetails(500, 'Internal Server Error')));
@@ -149,6 +145,27 @@ export function nodeUpgrades(app: Runtime, isDraining: () => boolean): NodeUpgra
       for (const socket of sockets) socket.terminate();
     },
   };
+}
+
+const CONNECTION = Symbol('connection');
+const SOCKETS = Symbol('sockets');
+type Attached = WS.WebSocket & { [CONNECTION]?: WebSocketConnection; [SOCKETS]?: Set<WS.WebSocket> };
+
+function onMessage(this: Attached, data: Buffer, isBinary: boolean): void {
+  this[CONNECTION]!.received(isBinary ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : data.toString('utf8'));
+}
+function onPong(this: Attached): void {
+  this[CONNECTION]!.pong();
+}
+function onError(): void {
+  // A protocol error (a frame past maxPayload: 1009, invalid UTF-8: 1007) is closed by `ws` itself.
+}
+function onClose(this: Attached, code: number, reason: Buffer): void {
+  this[SOCKETS]!.delete(this);
+  this[CONNECTION]!.ended(code, reason.toString('utf8'));
+}
+function destroyOnError(this: Duplex): void {
+  this.destroy();
 }
 
 const TEXT = { binary: false };
