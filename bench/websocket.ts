@@ -34,6 +34,8 @@ interface Server {
   child: ChildProcess;
   lines: Interface;
   memory(): Promise<{ rss: number; heapUsed: number }>;
+  /** CPU time (user + system) the server has used, in microseconds. */
+  cpu(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -60,6 +62,11 @@ async function start(file: string, env: Record<string, string> = {}): Promise<Se
       const answer = next();
       child.stdin!.write('mem\n');
       return JSON.parse(await answer) as { rss: number; heapUsed: number };
+    },
+    async cpu() {
+      const answer = next();
+      child.stdin!.write('cpu\n');
+      return (JSON.parse(await answer) as { cpu: number }).cpu;
     },
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -102,8 +109,11 @@ async function closeAll(sockets: WebSocket[]): Promise<void> {
   );
 }
 
-/** Echo round trips per second: `clients` sockets, each sending its next message when the last came back. */
-async function echo(url: string): Promise<number> {
+/**
+ * Echo round trips per second: `clients` sockets, each sending its next message when the last came
+ * back; and the server's CPU time per round trip (µs), which other load on the machine disturbs less.
+ */
+async function echo(server: Server, url: string): Promise<{ rate: number; cpuPerTrip: number }> {
   const seconds = Number(values.seconds);
   const payload = JSON.stringify({ text: 'x'.repeat(24) });
   let count = 0;
@@ -119,14 +129,16 @@ async function echo(url: string): Promise<number> {
   for (const socket of sockets) socket.send(payload);
   await sleep(500); // warm-up
   const started = count;
+  const cpu0 = await server.cpu();
   const t0 = performance.now();
   await sleep(seconds * 1000);
   const done = count - started;
   const elapsed = (performance.now() - t0) / 1000;
+  const cpu1 = await server.cpu();
   running = false;
   await sleep(100);
   await closeAll(sockets);
-  return done / elapsed;
+  return { rate: done / elapsed, cpuPerTrip: (cpu1 - cpu0) / done };
 }
 
 /** Memory per idle connection: the server's RSS and heap with `n` idle sockets, less without. */
@@ -149,6 +161,7 @@ const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 // 1. Echo throughput and memory per idle connection, bare ws against fnapi, alternating rounds.
 const rates = { bare: [] as number[], fnapi: [] as number[] };
+const cpu = { bare: [] as number[], fnapi: [] as number[] };
 const memory: Record<string, Awaited<ReturnType<typeof idleMemory>>> = {};
 for (let round = 0; round < Number(values.rounds); round++) {
   for (const [name, file, path] of [
@@ -156,7 +169,9 @@ for (let round = 0; round < Number(values.rounds); round++) {
     ['fnapi', './servers/fnapi-ws.ts', '/echo'],
   ] as const) {
     const server = await start(file);
-    rates[name].push(await echo(server.url + path));
+    const result = await echo(server, server.url + path);
+    rates[name].push(result.rate);
+    cpu[name].push(result.cpuPerTrip);
     if (round === 0) memory[name] = await idleMemory(server, path, Number(values.idle));
     await server.stop();
   }
@@ -167,6 +182,11 @@ console.log(`echo round trips/s (${values.clients} clients, ${values.seconds} s,
 console.log(`  bare ws  ${bestBare.toFixed(0)}   (rounds ${rates.bare.map((r) => r.toFixed(0)).join(', ')})`);
 console.log(
   `  fnapi    ${bestFnapi.toFixed(0)}   (rounds ${rates.fnapi.map((r) => r.toFixed(0)).join(', ')})   ratio ${(bestFnapi / bestBare).toFixed(2)}`,
+);
+const bestCpu = { bare: Math.min(...cpu.bare), fnapi: Math.min(...cpu.fnapi) };
+console.log(
+  `server CPU per round trip (best): bare ws ${bestCpu.bare.toFixed(2)} µs, fnapi ${bestCpu.fnapi.toFixed(2)} µs ` +
+    `(messages/s per server CPU second: ratio ${(bestCpu.bare / bestCpu.fnapi).toFixed(2)})`,
 );
 console.log(`memory per idle connection (${values.idle} connections):`);
 for (const name of ['bare', 'fnapi']) {

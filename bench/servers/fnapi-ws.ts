@@ -22,6 +22,11 @@ app.post('/publish', { params: { at: z.number() } }, async ({ at }) => {
 const { url } = await app.run({ host: '127.0.0.1', port: 0, handleSignals: true });
 process.stdout.write(`${JSON.stringify({ url: url.replace('http', 'ws') })}\n`);
 createInterface({ input: process.stdin }).on('line', (line) => {
+  if (line === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    process.stdout.write(`${JSON.stringify({ cpu: user + system })}\n`);
+    return;
+  }
   if (line !== 'mem') return;
   for (let i = 0; i < 3; i++) globalThis.gc?.();
   const { rss, heapUsed } = process.memoryUsage();

@@ -12,6 +12,11 @@ server.on('listening', () => {
   process.stdout.write(`${JSON.stringify({ url: `ws://127.0.0.1:${port}` })}\n`);
 });
 createInterface({ input: process.stdin }).on('line', (line) => {
+  if (line === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    process.stdout.write(`${JSON.stringify({ cpu: user + system })}\n`);
+    return;
+  }
   if (line !== 'mem') return;
   for (let i = 0; i < 3; i++) globalThis.gc?.();
   const { rss, heapUsed } = process.memoryUsage();

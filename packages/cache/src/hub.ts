@@ -24,6 +24,11 @@ export class RedisHub extends Hub {
   private readonly publisher: RedisConnection;
   private subscriber: RedisClientType | undefined;
   private subscriberReady: Promise<unknown> | undefined;
+  /** SUBSCRIBE commands on their way: a publish from this instance waits for them (bounded by `timeout`). */
+  private readonly subscribing = new Set<Promise<unknown>>();
+  private readonly timeoutMs: number;
+  /** The subscriber connection failed or dropped and has not been ready since. */
+  private subscriberDown = false;
 
   constructor(options: RedisHubOptions = {}) {
     super(options);
@@ -31,6 +36,7 @@ export class RedisHub extends Hub {
     this.url = options.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
     const timeout = options.timeout ?? 1;
     if (!(timeout > 0)) throw new RangeError('RedisHub: timeout must be a positive number of seconds');
+    this.timeoutMs = timeout * 1000;
     this.publisher = new RedisConnection({
       url: this.url,
       timeoutMs: timeout * 1000,
@@ -42,6 +48,17 @@ export class RedisHub extends Hub {
   override async publish(topic: string, message: unknown): Promise<void> {
     if (this.isClosed) throw new Error('This hub is closed');
     const payload = JSON.stringify(message ?? null);
+    // A subscription made on this instance just before sees this message: its SUBSCRIBE goes first.
+    if (this.subscribing.size > 0 && !this.subscriberDown) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.subscribing]),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, this.timeoutMs);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
     await this.publisher.call((client) => client.publish(this.keyPrefix + topic, payload));
     this.countPublished();
   }
@@ -68,9 +85,11 @@ export class RedisHub extends Hub {
   protected override topicOpened(topic: string): void {
     const subscriber = this.connectSubscriber();
     // Queued until connected; node-redis subscribes again after every reconnect.
-    subscriber.subscribe(this.keyPrefix + topic, this.onMessage).catch((error: unknown) => {
+    const subscribed = subscriber.subscribe(this.keyPrefix + topic, this.onMessage).catch((error: unknown) => {
       this.logger?.warn({ err: error, topic }, 'hub could not subscribe yet; it will when Redis is back');
     });
+    this.subscribing.add(subscribed);
+    void subscribed.finally(() => this.subscribing.delete(subscribed));
   }
 
   protected override topicClosed(topic: string): void {
@@ -98,12 +117,14 @@ export class RedisHub extends Hub {
       }) as RedisClientType;
       let reported = false;
       subscriber.on('error', (error: unknown) => {
+        this.subscriberDown = true;
         if (reported) return;
         reported = true;
         this.logger?.warn({ err: error }, 'hub lost its Redis subscriber connection; reconnecting');
       });
       subscriber.on('ready', () => {
         reported = false;
+        this.subscriberDown = false;
       });
       this.subscriber = subscriber;
       this.subscriberReady = subscriber.connect().catch(() => {});

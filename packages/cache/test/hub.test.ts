@@ -170,3 +170,16 @@ describe.skipIf(!redisServerInstalled)('RedisHub when Redis goes away', () => {
     }
   }, 30_000);
 });
+
+describe.skipIf(!available)('RedisHub, subscribe then publish at once', () => {
+  it('a subscription made on this instance sees a publish made right after it', async () => {
+    // A new hub: the subscriber connection is still being made.
+    const fresh = hub(`test:hub:${randomUUID()}:`);
+    const first = fresh.subscribe<string>('now');
+    await fresh.publish('now', 'first');
+    expect(await take(first, 1)).toEqual(['first']);
+    const later = fresh.subscribe<string>('later');
+    await fresh.publish('later', 'second');
+    expect(await take(later, 1)).toEqual(['second']);
+  });
+});

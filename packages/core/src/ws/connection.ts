@@ -18,6 +18,8 @@ export interface WireSocket {
   terminate(): void;
   /** Sends a ping, where the transport can (the server's heartbeat). */
   ping?(): void;
+  /** True when the transport itself refuses frames over the endpoint's `maxPayload` (with 1009). */
+  readonly limitsPayload?: boolean;
   /** Stops reading from the network while the handler has unread messages, where the transport can. */
   pause?(): void;
   resume?(): void;
@@ -246,10 +248,12 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
   received(data: string | Uint8Array): void {
     if (this.state !== 'open') return;
     this.alive = true;
-    const size = typeof data === 'string' ? byteLength(data) : data.byteLength;
-    if (size > this.settings.maxPayload) {
-      this.close(1009, `Message too big: over ${this.settings.maxPayload} bytes`);
-      return;
+    if (this.wire.limitsPayload !== true) {
+      const size = typeof data === 'string' ? byteLength(data) : data.byteLength;
+      if (size > this.settings.maxPayload) {
+        this.close(1009, `Message too big: over ${this.settings.maxPayload} bytes`);
+        return;
+      }
     }
     let value: unknown = data;
     const validate = this.settings.receive;

@@ -173,6 +173,8 @@ const BINARY = { binary: true };
 
 /** A `ws` socket as a connection's wire; back-pressure is read from the TCP socket below it. */
 class NodeWire implements WireSocket {
+  /** `ws` closes with 1009 past the server's `maxPayload` (one server per limit). */
+  readonly limitsPayload = true;
   constructor(private readonly socket: WS.WebSocket) {}
   send(data: string | Uint8Array): void {
     this.socket.send(data, typeof data === 'string' ? TEXT : BINARY);
