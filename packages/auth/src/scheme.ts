@@ -26,7 +26,7 @@ export interface AuthScheme {
   authenticate(request: Request): Promise<AuthInfo>;
 }
 
-type AnyHandler = (input: any, request: Request) => unknown;
+type AnyHandler = (input: any, ...rest: any[]) => unknown;
 
 /**
  * An auth function's result: wraps a handler (`jwtRequired(opts)(handler)`), or decorates a method
@@ -71,8 +71,9 @@ export function authWrapper(scheme: AuthScheme, name: string): AuthWrapper {
   const wrap = <H extends AnyHandler>(handler: H): H => {
     if (typeof handler !== 'function') throw new TypeError(`${name}(…) wraps a handler function`);
     // A new function, so the same handler can also be served unprotected elsewhere.
-    const wrapped = function (this: unknown, input: unknown, request: Request) {
-      return handler.call(this, input, request);
+    // Every argument passes through: a WebSocket handler takes (input, socket, request).
+    const wrapped = function (this: unknown, ...args: unknown[]) {
+      return handler.apply(this, args as Parameters<H>);
     } as H;
     Object.defineProperty(wrapped, 'name', { value: handler.name });
     const inner = handlerMetadata(handler);

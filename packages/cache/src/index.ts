@@ -4,6 +4,7 @@ export {
   RateLimitStoreUnavailableError,
   type RedisRateLimitStoreOptions,
 } from './rate-limit-store.js';
+export { RedisHub, type RedisHubOptions } from './hub.js';
 // What a user of the cache extra needs beside the store.
 export {
   CacheMiddleware,

@@ -24,6 +24,9 @@ import type { Runtime, RuntimeLimits } from './runtime-contract.js';
 import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT } from './uploads/limits.js';
 import { undocumentedSchemas } from './schema-warnings.js';
 import { ServingState } from './serving-state.js';
+import { asyncapiBuiltins, describeWebSockets } from './ws/asyncapi.js';
+import { webSocketOf } from './ws/endpoint.js';
+import { bunWebSocketHandler, type BunWebSocketHandler } from './ws/fetch.js';
 
 export type { ValidationErrorFormat };
 
@@ -91,6 +94,12 @@ export interface APIOptions {
    * `headersTimeout`.
    */
   uploadTimeout?: number;
+   * Browser origins (`https://app.example`) allowed to open the app's WebSockets besides a request's
+   * own; any other `Origin` is refused with 403 before the upgrade.
+   */
+  wsOrigins?: readonly string[];
+  /** AsyncAPI 3.0 document of the WebSocket endpoints; default `/asyncapi.json` when there are any; null turns it off. */
+  asyncapiUrl?: string | null;
 }
 
 export interface RouteInfo {
@@ -133,6 +142,7 @@ export class API extends RouteGroup implements Runtime {
   private document: Record<string, unknown> | undefined;
   /** Endpoints whose schemas were checked for a JSON Schema (see `warnUndocumented`). */
   private readonly schemasChecked = new WeakSet<object>();
+  private asyncapiDocument: Record<string, unknown> | undefined;
   private readonly errorPolicy: ErrorPolicy;
   private readonly edge: EdgeSettings;
   private readonly startupCallbacks: Lifecycle[] = [];
@@ -264,8 +274,28 @@ export class API extends RouteGroup implements Runtime {
     return runNodeServer(this, options);
   }
 
-  /** Web-standard handler: `Request` → `Promise<Response>`. */
-  fetch = (request: globalThis.Request): Promise<globalThis.Response> => handleFetch(this, request);
+  /**
+   * Web-standard handler: `Request` → `Promise<Response>`. Under Bun the second argument is the
+   * server (WebSocket upgrades use it).
+   */
+  fetch = (request: globalThis.Request, env?: unknown, _ctx?: unknown): Promise<globalThis.Response> => handleFetch(this, request, env);
+
+  /** Whether any WebSocket endpoint is registered. */
+  get hasWebSockets(): boolean {
+    for (const endpoint of this.registry.values()) if (webSocketOf(endpoint.definition)) return true;
+    return false;
+  }
+
+  /** The WebSocket handler object `Bun.serve({ fetch: app.fetch, websocket: app.websocket })` takes. */
+  get websocket(): BunWebSocketHandler {
+    return bunWebSocketHandler(this);
+  }
+
+  /** The AsyncAPI 3.0 document of the WebSocket endpoints. */
+  asyncapi(): Record<string, unknown> {
+    this.compiled();
+    return (this.asyncapiDocument ??= describeWebSockets(this.documentSettings(), this.registry.values()));
+  }
 
   /** Runs one request through the whole stack without a socket. */
   inject(options: InjectOptions | string): Promise<InjectResponse> {
@@ -307,13 +337,17 @@ export class API extends RouteGroup implements Runtime {
     if (this.runtime === undefined) this.warnUndocumented();
     return (this.runtime ??= compile({
       endpoints: this.registry.values(),
-      builtins: docsBuiltins(this.documentSettings(), () => this.openapi()),
+      builtins: [
+        ...docsBuiltins(this.documentSettings(), () => this.openapi()),
+        ...asyncapiBuiltins(this.options.asyncapiUrl, this.hasWebSockets, () => this.asyncapi()),
+      ],
       middleware: [...this.middleware],
       policy: this.errorPolicy,
       plugins: this.pluginManager,
       redirectSlashes: this.options.redirectSlashes ?? true,
       edge: this.edge,
       limits: this.limits,
+      wsOrigins: this.options.wsOrigins ?? [],
     }));
   }
 
@@ -414,6 +448,7 @@ export class API extends RouteGroup implements Runtime {
   protected override changed(): void {
     this.runtime = undefined;
     this.document = undefined;
+    this.asyncapiDocument = undefined;
   }
 }
 

@@ -104,6 +104,19 @@ export {
 export { CREDENTIAL_FIELDS, CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMS } from './credentials.js';
 export type { RunOptions, RunningServer } from './server/node.js';
 export { ServingState, type ServingPhase } from './serving-state.js';
+export {
+  webSocketEnded,
+  WebSocketUpgrade,
+  type ReceivedMessage,
+  type SentMessage,
+  type ServerWebSocket,
+  type WebSocketEnd,
+  type WebSocketHandler,
+  type WebSocketOptions,
+} from './ws/endpoint.js';
+export { MessageValidationError, WebSocketConnection, type CloseInfo } from './ws/connection.js';
+export type { BunWebSocketHandler } from './ws/fetch.js';
+export { Hub, HubSubscription, type HubOptions, type HubStats, type SubscribeOptions, type PubSub } from './hub.js';
 export { PortUnavailableError } from './server/listen.js';
 export type { InjectOptions, InjectResponse } from './server/inject.js';
 export {

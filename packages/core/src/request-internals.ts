@@ -21,6 +21,8 @@ export interface RequestInternals {
     readonly uploadTimeout?: number;
     readonly headersTimeout?: number;
   };
+  /** Browser origins allowed to open the app's WebSockets besides a request's own (`wsOrigins`). */
+  readonly wsOrigins: readonly string[];
   /** The thrown value already offered to plugins: each error is reported once per request. */
   readonly reported?: unknown;
 }

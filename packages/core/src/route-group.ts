@@ -1,4 +1,4 @@
-import type { InferInput } from '@fnapi/validation';
+import type { InferInput, ParamsShape, Schema } from '@fnapi/validation';
 import {
   decoratedEndpoints,
   defineEndpoint,
@@ -12,6 +12,7 @@ import {
 } from './endpoint.js';
 import { assertMiddleware, type Middleware } from './pipeline.js';
 import { joinPath } from './route-table.js';
+import { defineWebSocket, type ReceivedMessage, type SentMessage, type WebSocketHandler, type WebSocketOptions } from './ws/endpoint.js';
 
 /**
  * One endpoint as a group serves it: its path under the group (the group's prefix included), its
@@ -100,6 +101,24 @@ export abstract class RouteGroup {
   query<const R extends string, O extends RouteOptions>(route: R, options: O, handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>): this;
   query(...args: unknown[]): this {
     return this.shorthand('QUERY', args);
+  }
+
+  /**
+   * Registers a WebSocket endpoint: the upgrade request runs plugins, middleware, guards and
+   * validation like a GET, then `handler(input, socket, request)` serves the connection.
+   */
+  ws<
+    const R extends string,
+    P extends ParamsShape = {},
+    In extends Schema | undefined = undefined,
+    Out extends Schema | undefined = undefined,
+  >(
+    route: R,
+    options: WebSocketOptions<P, In, Out>,
+    handler: WebSocketHandler<InferInput<R, P>, ReceivedMessage<In>, SentMessage<Out>>,
+  ): this;
+  ws(route: string, options: WebSocketOptions, handler: WebSocketHandler): this {
+    return this.include(defineWebSocket({ ...options, route }, handler));
   }
 
   private shorthand(method: string, args: unknown[]): this {

@@ -56,4 +56,6 @@ export interface Runtime {
   readonly debug: boolean;
   /** Starting, ready, stopping or stopped: a server marks `stopping` when its shutdown begins. */
   readonly serving: ServingState;
+  /** Whether the app has WebSocket endpoints (a server then listens for upgrades). */
+  readonly hasWebSockets?: boolean;
 }

@@ -171,6 +171,8 @@ export interface RuntimeOptions {
   edge: EdgeSettings;
   /** The app's limits, for steps that read them per request (uploads). */
   limits: Readonly<RuntimeLimits>;
+  /** Browser origins allowed to open the app's WebSockets besides a request's own (`wsOrigins`). */
+  wsOrigins: readonly string[];
 }
 
 /** Every answer carries the request's id (`X-Request-ID`), set last so that no middleware (a cache) can replace it. */
@@ -201,6 +203,7 @@ export class AppRuntime {
     this.internals = {
       edge: options.edge,
       limits: options.limits,
+      wsOrigins: options.wsOrigins,
       policy,
       // The app's logger is made on first use, not when the runtime is compiled.
       get logger() {

@@ -3,7 +3,10 @@ import type { InjectResponse } from './server/inject.js';
 import { runNodeServer, type RunningServer } from './server/node.js';
 import type { Runtime } from './runtime-contract.js';
 
+import { connectTestSocket, type TestSocketOptions, type TestWebSocket } from './ws/test-client.js';
+
 export type { InjectOptions, InjectResponse } from './server/inject.js';
+export { TestWebSocket, WebSocketRefusedError, type TestSocketOptions } from './ws/test-client.js';
 
 export interface TestRequestOptions {
   headers?: Record<string, string | string[]>;
@@ -110,6 +113,14 @@ export class TestClient {
   /** `QUERY`: a safe request with a body. */
   query(path: string, options?: TestRequestOptions) {
     return this.request('QUERY', path, options);
+  }
+
+  /**
+   * Opens a WebSocket to `path` on the served app; resolves once open, or rejects with a
+   * `WebSocketRefusedError` carrying the HTTP answer when the upgrade is refused.
+   */
+  ws(path: string, options?: TestSocketOptions): Promise<TestWebSocket> {
+    return connectTestSocket(this.url, path, options);
   }
 
   async close(): Promise<void> {

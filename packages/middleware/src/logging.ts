@@ -8,6 +8,7 @@ import {
   roundMs,
   StreamingResponse,
   statusOf,
+  webSocketEnded,
 } from '@fnapi/core';
 import type { Level } from 'pino';
 import { Middleware } from './base.js';
@@ -47,6 +48,12 @@ export class LoggingMiddleware extends Middleware {
       this.write(request, statusOf(error), started, error);
       throw error;
     }
+    // A WebSocket's line is written when the connection ends, with its whole duration.
+    const ended = webSocketEnded(response);
+    if (ended !== undefined) {
+      void ended.then((end) => this.write(request, 101, started, undefined, { items: end.sent, bytes: end.bytes, code: end.code }));
+      return response;
+    }
     const stream = response.stream();
     if (stream === undefined || !this.logger.isLevelEnabled(this.level)) {
       this.write(request, response.statusCode, started);
@@ -54,7 +61,7 @@ export class LoggingMiddleware extends Middleware {
     }
     const status = response.statusCode;
     const counted = new CountedStream((stream as AsyncIterable<BodyChunk>)[Symbol.asyncIterator](), (size, error) =>
-      this.write(request, status, started, error, size),
+      this.write(request, status, started, error, undefined, size),
     );
     return new StreamingResponse(counted, {
       statusCode: status,
@@ -63,7 +70,7 @@ export class LoggingMiddleware extends Middleware {
     });
   }
 
-  private write(request: Request, status: number, started: number, error?: unknown, size?: number): void {
+  private write(request: Request, status: number, started: number, error?: unknown, extra?: Record<string, unknown>, size?: number): void {
     const logger = this.logger;
     if (!logger.isLevelEnabled(this.level) || isUnobserved(request)) return;
     const line: Record<string, unknown> = {
@@ -76,7 +83,8 @@ export class LoggingMiddleware extends Middleware {
     };
     if (size !== undefined) line.size = size;
     if (error !== undefined) line.err = error;
-    logger[this.level](line, 'request completed');
+    if (extra !== undefined) Object.assign(line, extra);
+    logger[this.level](line, extra === undefined ? 'request completed' : 'websocket closed');
   }
 }
 

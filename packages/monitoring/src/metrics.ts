@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
-import { type API, type CallNext, type Request, Response, statusOf } from '@fnapi/core';
+import { type API, type CallNext, type Request, Response, statusOf, webSocketEnded } from '@fnapi/core';
 import { isUnobserved, Middleware } from '@fnapi/middleware';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
@@ -74,24 +74,32 @@ export class MetricsMiddleware extends Middleware {
     try {
       const response = await callNext(request);
       status = response.statusCode;
+      // A WebSocket is counted at its upgrade (101) and timed at its end: the connection's duration.
+      const ended = webSocketEnded(response);
+      if (ended !== undefined && !isUnobserved(request)) {
+        const upgraded = status;
+        this.record(request, upgraded, started, false);
+        void ended.then(() => this.record(request, upgraded, started, true, false));
+        status = -1;
+      }
       return response;
     } catch (error) {
       // The status the request will get, as logs and traces say it.
       status = statusOf(error);
       throw error;
     } finally {
-      if (!isUnobserved(request)) this.record(request, status!, started);
+      if (status !== -1 && !isUnobserved(request)) this.record(request, status!, started);
     }
   }
 
-  private record(request: Request, status: number, started: number): void {
+  private record(request: Request, status: number, started: number, time = true, count = true): void {
     const labels = {
       method: STANDARD_METHODS.has(request.method) ? request.method : 'other',
       route: request.route ?? 'unmatched',
       status: String(status),
     };
-    this.metrics.requests.inc(labels);
-    this.metrics.duration.observe(labels, (performance.now() - started) / 1000);
+    if (count) this.metrics.requests.inc(labels);
+    if (time) this.metrics.duration.observe(labels, (performance.now() - started) / 1000);
   }
 }
 

@@ -1,4 +1,4 @@
-import { type CallNext, type Request, type Response, statusOf } from '@fnapi/core';
+import { type CallNext, type Request, type Response, statusOf, webSocketEnded } from '@fnapi/core';
 import { Middleware } from '@fnapi/middleware';
 import { ADDS_TRACE_IDS } from './logger.js';
 import {
@@ -75,16 +75,27 @@ export class TracingMiddleware extends Middleware {
 
 async function traced(span: Span, parent: Context, request: Request, callNext: CallNext): Promise<Response> {
   span.setAttributes(requestAttributes(request));
+  let open = false;
   try {
     const response = await context.with(trace.setSpan(parent, span), callNext, undefined, request);
     finish(span, request, response.statusCode);
+    // A WebSocket's span lasts as long as the connection, and ends with its close code.
+    const ended = webSocketEnded(response);
+    if (ended !== undefined) {
+      open = true;
+      void ended.then((end) => {
+        span.setAttribute('websocket.close_code', end.code);
+        span.addEvent('websocket.closed', { 'websocket.close_code': end.code, 'websocket.messages_sent': end.sent });
+        span.end();
+      });
+    }
     return response;
   } catch (error) {
     span.recordException(error instanceof Error ? error : String(error));
     finish(span, request, statusOf(error), error);
     throw error;
   } finally {
-    span.end();
+    if (!open) span.end();
   }
 }
 

@@ -1,11 +1,14 @@
 import type { Runtime } from '../runtime-contract.js';
 import { answerWeb } from '../wire/web.js';
+import { asksForWebSocket } from '../ws/endpoint.js';
+import { fetchUpgrade } from '../ws/fetch.js';
 
-/** What a platform adds to a Web request: its `waitUntil`, where it has one. */
-export interface FetchPlatform {
-  waitUntil?: ((promise: Promise<unknown>) => void) | undefined;
-}
-
-export function handleFetch(app: Runtime, web: globalThis.Request, platform?: FetchPlatform): Promise<globalThis.Response> {
-  return answerWeb(app, web, platform?.waitUntil);
+/**
+ * `app.fetch`: a Web `Request` through the wire. `platform` is what the runtime hands beside the
+ * request (Bun's server, for its WebSocket upgrade).
+ */
+export function handleFetch(app: Runtime, web: globalThis.Request, platform?: unknown): Promise<globalThis.Response> {
+  // WebSocket upgrades through the runtime's own API (Bun's server, Deno, Workers' WebSocketPair).
+  if (app.hasWebSockets && asksForWebSocket(web.headers.get('upgrade'))) return fetchUpgrade(app, web, platform);
+  return answerWeb(app, web);
 }

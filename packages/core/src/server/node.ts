@@ -13,6 +13,7 @@ import { type RequestParts, requestFrom } from '../wire/request-from.js';
 import { type Serialized, serialize } from '../wire/serialize.js';
 import { answerClientErrors } from './client-error.js';
 import { listen } from './listen.js';
+import { nodeUpgrades } from '../ws/node.js';
 
 export interface RunOptions {
   /** Default: the `HOST` environment variable, else `127.0.0.1`; `0.0.0.0` listens on every interface. */
@@ -286,6 +287,9 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     listener(req, res, true);
   });
+  // WebSocket endpoints: upgrade requests run the same pipeline, then `ws` completes the handshake.
+  const upgrades = app.hasWebSockets ? nodeUpgrades(app, () => draining) : undefined;
+  if (upgrades !== undefined) server.on('upgrade', upgrades.listener);
 
   app.emit('server_starting', {});
   await listen(server, port, host);
@@ -317,6 +321,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       for (const request of streaming) request.abort(drainingReason());
+      const socketsClosed = upgrades?.drain(limits.shutdownTimeout);
       if (inFlight > 0) {
         const timeout = limits.shutdownTimeout;
         await new Promise<void>((resolve) => {
@@ -324,6 +329,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
           setTimeout(resolve, timeout).unref();
         });
       }
+      await socketsClosed;
       server.closeAllConnections();
       await closed;
       await app.shutdown();

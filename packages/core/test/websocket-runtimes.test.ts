@@ -1,0 +1,116 @@
+/**
+ * The same WebSocket app on Bun and Deno (binaries from the `bun` and `deno` npm packages): a typed
+ * echo through each runtime's own upgrade API, 1007 for a message that does not fit, 422 and 426 as
+ * HTTP answers before any upgrade.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { REQUIRE_SERVICES } from '@fnapi/test-support';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+
+const require = createRequire(import.meta.url);
+
+function binary(name: 'bun' | 'deno'): string | undefined {
+  try {
+    const from = createRequire(require.resolve(`${name}/package.json`));
+    const arch = process.arch === 'arm64' ? 'aarch64' : 'x64';
+    const path =
+      name === 'bun'
+        ? join(from.resolve(`@oven/bun-linux-${process.arch === 'arm64' ? 'aarch64' : 'x64'}/package.json`), '../bin/bun')
+        : join(from.resolve(`@deno/linux-${arch}-glibc/package.json`), '../deno');
+    return existsSync(path) ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const runtimes = { bun: binary('bun'), deno: binary('deno') };
+for (const [name, path] of Object.entries(runtimes)) {
+  if (path === undefined && REQUIRE_SERVICES)
+    throw new Error(`FNAPI_REQUIRE_SERVICES=1 but the ${name} binary (npm package "${name}") is missing`);
+}
+
+let dir: string;
+let bundle: string;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'fnapi-ws-runtimes-'));
+  bundle = join(dir, 'app.mjs');
+  await build({
+    entryPoints: [fileURLToPath(new URL('./fixtures/ws-runtime-app.ts', import.meta.url))],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    conditions: ['@fnapi/source'],
+    outfile: bundle,
+    logLevel: 'silent',
+    // What only app.run needs: never loaded on these runtimes' fetch path.
+    external: ['ws'],
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  });
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function serve(runtime: 'bun' | 'deno'): Promise<{ url: string; child: ChildProcess }> {
+  const args = runtime === 'bun' ? [bundle] : ['run', '--allow-net', '--allow-env', '--allow-read', '--allow-sys', bundle];
+  const child = spawn(runtimes[runtime]!, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NO_COLOR: '1' } });
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line.startsWith('{')) resolve((JSON.parse(line) as { url: string }).url);
+    });
+    child.once('exit', (code) => reject(new Error(`${runtime} exited with ${code}`)));
+  });
+  return { url, child };
+}
+
+function connect(url: string): Promise<{ socket: WebSocket; messages: unknown[]; closed: Promise<number> }> {
+  const socket = new WebSocket(url);
+  const messages: unknown[] = [];
+  socket.on('message', (data) => messages.push(JSON.parse(String(data))));
+  const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    socket.once('open', () => resolve({ socket, messages, closed }));
+    socket.once('unexpected-response', (_req, res) => reject(Object.assign(new Error('refused'), { status: res.statusCode })));
+    socket.once('error', reject);
+  });
+}
+
+for (const runtime of ['bun', 'deno'] as const) {
+  describe.skipIf(runtimes[runtime] === undefined)(`WebSockets on ${runtime}`, () => {
+    let server: { url: string; child: ChildProcess };
+    beforeAll(async () => {
+      server = await serve(runtime);
+    }, 30_000);
+    afterAll(() => {
+      server?.child.kill('SIGKILL');
+    });
+
+    it('echoes typed messages through the runtime’s upgrade API', async () => {
+      const { socket, messages, closed } = await connect(`${server.url.replace('http', 'ws')}/echo/ada`);
+      socket.send(JSON.stringify({ text: 'hello', extra: 1 }));
+      socket.send(JSON.stringify({ text: 'again' }));
+      const deadline = Date.now() + 5000;
+      while (messages.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(messages).toEqual([
+        { name: 'ada', text: 'hello' },
+        { name: 'ada', text: 'again' },
+      ]);
+      socket.send('not json');
+      expect(await closed).toBe(1007);
+    });
+
+    it('refuses before upgrading: 422 for a bad parameter, 426 for a plain request', async () => {
+      const refused = await connect(`${server.url.replace('http', 'ws')}/echo/far-too-long-name`).catch((e: { status?: number }) => e);
+      expect((refused as { status?: number }).status).toBe(422);
+      const plain = await fetch(`${server.url}/echo/ada`);
+      expect(plain.status).toBe(426);
+      expect(plain.headers.get('upgrade')).toBe('websocket');
+    });
+  });
+}
