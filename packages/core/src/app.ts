@@ -94,6 +94,7 @@ export interface APIOptions {
    * `headersTimeout`.
    */
   uploadTimeout?: number;
+  /**
    * Browser origins (`https://app.example`) allowed to open the app's WebSockets besides a request's
    * own; any other `Origin` is refused with 403 before the upgrade.
    */

@@ -88,7 +88,7 @@ export class MetricsMiddleware extends Middleware {
       status = statusOf(error);
       throw error;
     } finally {
-      if (status !== -1 && !isUnobserved(request)) this.record(request, status!, started);
+      if (status! !== -1 && !isUnobserved(request)) this.record(request, status!, started);
     }
   }
 

@@ -3,6 +3,7 @@ import { annotateHandler, defineEndpoint, type EndpointDefinition, handlerMetada
 import { ForbiddenError, HTTPError } from '../errors.js';
 import type { Middleware } from '../pipeline.js';
 import type { Request } from '../request.js';
+import { headerValueOf } from '../request-access.js';
 import { REQUEST_INTERNALS } from '../request-internals.js';
 import { Response } from '../response.js';
 import type { CloseInfo, WebSocketConnection } from './connection.js';
@@ -126,12 +127,12 @@ export function defineWebSocket(options: WebSocketOptions & { route: string }, h
 
 /** 426 for a request that cannot become a WebSocket; 403 for a browser origin that is not allowed. */
 function precheck(request: Request, settings: WebSocketSettings): void {
-  if (!upgradable.has(request) || request.method !== 'GET' || !asksForWebSocket(request.headerValue('upgrade'))) {
+  if (!upgradable.has(request) || request.method !== 'GET' || !asksForWebSocket(headerValueOf(request, 'upgrade'))) {
     throw new HTTPError(426, 'This endpoint speaks WebSocket: open it with a WebSocket handshake (Upgrade: websocket)', undefined, {
       headers: { upgrade: 'websocket' },
     });
   }
-  const origin = request.headerValue('origin');
+  const origin = headerValueOf(request, 'origin');
   if (origin === undefined) return;
   const normal = normalOrigin(origin);
   if (normal === request.url.origin) return;
