@@ -1,9 +1,9 @@
 import { type API, defaultLogger, type Logger } from '@fnapi/core';
-import { type Job as BullJob, WaitingError, type Worker } from 'bullmq';
+import type { Job as BullJob, Worker } from 'bullmq';
 import type { PostgresConfig } from './store.js';
 import { JobPayloadError, jsonSize, MAX_JSON_BYTES, type PayloadOf, type PayloadSchema, validatePayload } from './payload.js';
 import { ATTACHED_JOBS, WORKER_RUNTIME } from './registry.js';
-import { Store } from './store.js';
+import { loadBullmq, Store } from './store.js';
 import { runWorker } from './worker.js';
 import { currentTraceLink, inConsumerSpan, type JobMetrics, metricsFor, type TraceLink } from './telemetry.js';
 
@@ -406,7 +406,7 @@ export class Jobs {
     });
     this.workers.set(kind.name, worker);
     worker.on('failed', (job, error) => {
-      if (job === undefined || error instanceof WaitingError) return;
+      if (job === undefined || (error as Error | undefined)?.name === 'WaitingError') return;
       const fields = { jobId: job.id, job: kind.name, attempt: job.attemptsMade, err: error };
       const final = job.attemptsMade >= (job.opts.attempts ?? 1) || job.finishedOn !== undefined;
       if (final) this.logger.error(fields, `job ${kind.name} failed`);
@@ -494,7 +494,7 @@ export class Jobs {
     } catch (error) {
       if (error === REQUEUE) {
         await bull.moveToWait(token);
-        throw new WaitingError();
+        throw new (await loadBullmq()).WaitingError();
       }
       (await this.metricsOnce())?.duration(kind.name, (performance.now() - started) / 1000);
       throw error;

@@ -1,6 +1,15 @@
 import { ServiceUnavailableError } from '@fnapi/core';
-import { createPostgresBackend, type PostgresConnectionOptions, type Processor, Queue, Worker, type WorkerOptions } from 'bullmq';
-import { createClient } from 'redis';
+import type { PostgresConnectionOptions, Processor, Queue, Worker, WorkerOptions } from 'bullmq';
+
+// BullMQ and node-redis are loaded on first use, not at import: importing the package (or
+// @fnapi/all) costs nothing until a job is enqueued or a worker starts.
+let bullmqModule: Promise<typeof import('bullmq')> | undefined;
+let redisModule: Promise<typeof import('redis')> | undefined;
+/** BullMQ's module, loaded once. */
+export function loadBullmq(): Promise<typeof import('bullmq')> {
+  bullmqModule ??= import('bullmq');
+  return bullmqModule;
+}
 
 /** A `pg` pool config (what `new pg.Pool(config)` takes), for `{ postgres }`. */
 export interface PostgresConfig {
@@ -69,7 +78,12 @@ export class Store {
   async queue(name: string): Promise<Queue> {
     let queue = this.queues.get(name);
     if (queue === undefined) {
-      queue = this.makeQueue(name, await this.producerConnection());
+      const connection = await this.producerConnection();
+      const bullmq = await loadBullmq();
+      // Made meanwhile by a concurrent caller: use that one.
+      queue = this.queues.get(name);
+      if (queue !== undefined) return queue;
+      queue = this.makeQueue(bullmq, name, connection);
       queue.on('error', (error) => this.onError(error, 'queue'));
       this.queues.set(name, queue);
     }
@@ -77,22 +91,33 @@ export class Store {
   }
 
   /** The queue for reads that must not fail while the store is away for a moment (stats, get). */
-  private makeQueue(name: string, connection: unknown): Queue {
+  private makeQueue(bullmq: typeof import('bullmq'), name: string, connection: unknown): Queue {
     if (this.kind === 'redis') {
-      return new Queue(name, { connection: connection as never, prefix: this.options.prefix, skipWaitingForReady: true });
+      return new bullmq.Queue(name, { connection: connection as never, prefix: this.options.prefix, skipWaitingForReady: true });
     }
-    return new Queue(name, { connection: this.postgresConnection(4) }, createPostgresBackend) as unknown as Queue;
+    return new bullmq.Queue(name, { connection: this.postgresConnection(4) }, bullmq.createPostgresBackend) as unknown as Queue;
   }
 
   /** A worker for one queue, not yet running (`run()` starts it). */
   async worker(name: string, processor: Processor, options: Omit<WorkerOptions, 'connection'>): Promise<Worker> {
+    const bullmq = await loadBullmq();
     let worker: Worker;
     if (this.kind === 'redis') {
       const connection = await this.consumerConnection();
-      worker = new Worker(name, processor, { ...options, connection: connection as never, prefix: this.options.prefix, autorun: false });
+      worker = new bullmq.Worker(name, processor, {
+        ...options,
+        connection: connection as never,
+        prefix: this.options.prefix,
+        autorun: false,
+      });
     } else {
       const connection = this.postgresConnection((options.concurrency ?? 1) + 3);
-      worker = new Worker(name, processor, { ...options, connection, autorun: false }, createPostgresBackend) as unknown as Worker;
+      worker = new bullmq.Worker(
+        name,
+        processor,
+        { ...options, connection, autorun: false },
+        bullmq.createPostgresBackend,
+      ) as unknown as Worker;
     }
     worker.on('error', (error) => this.onError(error, 'worker'));
     return worker;
@@ -132,9 +157,12 @@ export class Store {
   private async producerConnection(): Promise<RedisClient | undefined> {
     if (this.kind !== 'redis') return undefined;
     if (this.producer === undefined) {
-      this.producer = this.redisClient('producer', true);
-      // Connects in the background; an enqueue meanwhile waits a moment, then fails.
-      this.producer.connect().catch(() => {});
+      const client = await this.redisClient('producer', true);
+      if (this.producer === undefined) {
+        this.producer = client;
+        // Connects in the background; an enqueue meanwhile waits a moment, then fails.
+        client.connect().catch(() => {});
+      } else client.destroy();
     }
     await ready(this.producer, CONNECT_WAIT_MS);
     return this.producer;
@@ -142,15 +170,20 @@ export class Store {
 
   private async consumerConnection(): Promise<RedisClient> {
     if (this.consumer === undefined) {
-      this.consumer = this.redisClient('worker', false);
-      this.consumer.connect().catch(() => {});
+      const client = await this.redisClient('worker', false);
+      if (this.consumer === undefined) {
+        this.consumer = client;
+        client.connect().catch(() => {});
+      } else client.destroy();
     }
     // A worker waits for Redis as long as it takes.
     await ready(this.consumer, Number.POSITIVE_INFINITY);
     return this.consumer;
   }
 
-  private redisClient(role: string, failFast: boolean): RedisClient {
+  private async redisClient(role: string, failFast: boolean): Promise<RedisClient> {
+    redisModule ??= import('redis');
+    const { createClient } = await redisModule;
     const client: RedisClient = createClient({
       url: this.options.redis,
       disableOfflineQueue: failFast,

@@ -126,7 +126,7 @@ export function startChild(args: string[], env: Record<string, string>, cwd: str
     }
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const seen = (test: (line: Record<string, unknown>) => boolean, ms = 20_000) => {
+  const seen = (test: (line: Record<string, unknown>) => boolean, ms = 45_000) => {
     const found = lines.find(test);
     if (found) return Promise.resolve(found);
     return new Promise<Record<string, unknown>>((resolve, reject) => {

@@ -61,12 +61,12 @@ for (const store of stores) {
       const info = await eventually(async () => {
         const i = await hold.get(id);
         return i?.state === 'completed' ? i : undefined;
-      }, 15_000);
+      }, 30_000);
       expect(info.result).toEqual({ worker: second.child.pid, attempt: 2 });
       expect(info.attempt).toBe(2);
       second.child.kill('SIGTERM');
       expect(await second.exited).toBe(0);
-    }, 30_000);
+    }, 60_000);
 
     it('SIGTERM with running jobs: the short one finishes, the long one returns to the queue; none is lost', async () => {
       const { hold, worker } = setup(1);
@@ -84,6 +84,6 @@ for (const store of stores) {
       const second = worker();
       await second.seen((l) => l.msg === 'job started' && l.jobId === long.id);
       second.child.kill('SIGKILL');
-    }, 30_000);
+    }, 60_000);
   });
 }
