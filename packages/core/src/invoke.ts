@@ -1,11 +1,4 @@
-import {
-  compileBinder,
-  compileForm,
-  compiledParser,
-  isArrayLikeSchema,
-  type RawInput,
-  type ValidationIssue,
-} from '@fnapi/validation';
+import { compileBinder, compileForm, compiledParser, isArrayLikeSchema, type RawInput, type ValidationIssue } from '@fnapi/validation';
 import { isJsonContentType } from './http.js';
 import { type EndpointDefinition, type Guard, handlerMetadata } from './endpoint.js';
 import { GatewayTimeoutError, RequestValidationError, ResponseValidationError, UnsupportedMediaTypeError } from './errors.js';

@@ -1,4 +1,12 @@
-import { fileOptionsOf, isParamSource, isZodSchema, type ParamDescriptor, type ParamsShape, type Schema as AnySchema, z } from '@fnapi/validation';
+import {
+  fileOptionsOf,
+  isParamSource,
+  isZodSchema,
+  type ParamDescriptor,
+  type ParamsShape,
+  type Schema as AnySchema,
+  z,
+} from '@fnapi/validation';
 import type { OpenAPIVersion } from './description.js';
 
 // Rewrites of the generated document so that generators, linters and mocks read it as meant.

@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { converterFor, defOf, elementOf, isArraySchema, isObjectSchema, isOptional, lenient, objectFields, typeNameOf, unwrap } from './convert.js';
+import {
+  converterFor,
+  defOf,
+  elementOf,
+  isArraySchema,
+  isObjectSchema,
+  isOptional,
+  lenient,
+  objectFields,
+  typeNameOf,
+  unwrap,
+} from './convert.js';
 import { isParamSource, type ParamOptions, type ParamSource } from './sources.js';
 import { isStandardSchema, isZodSchema, type Schema, standardJsonSchema } from './standard.js';
 
