@@ -93,11 +93,17 @@ export function placeQueryOperations(document: Schema, version: OpenAPIVersion):
 }
 
 /**
- * An operation without a guard says `security: []` (public, on purpose), so linters (Redocly's
- * `security-defined`) and generators read it as public rather than as undocumented; in an app with
- * no security scheme at all every operation is public, and says so too.
+ * When the app has any security scheme, an operation without a guard says `security: []` (public, on
+ * purpose), so linters (Redocly's `security-defined`) and generators read it as public rather than as
+ * undocumented. An app with no scheme at all says it once, at the root (`security: []`), and leaves
+ * its operations as they are.
  */
 export function markPublicOperations(document: Schema): void {
+  const schemes = ((document.components as Schema | undefined)?.securitySchemes ?? {}) as Schema;
+  if (Object.keys(schemes).length === 0) {
+    document.security ??= [];
+    return;
+  }
   for (const [, , operation] of operations(document)) {
     if (operation.security === undefined) operation.security = [];
   }
