@@ -188,13 +188,17 @@ describe('binding', () => {
     expect((await client.get('/strict-cookies', { headers: { cookie: 'session_id=1' } })).json()).toEqual({ session_id: '1' });
     const extra = await client.get('/strict-cookies', { headers: { cookie: 'session_id=1; santa_tracker=good' } });
     expect(extra.status).toBe(422);
-    expect(extra.json<any>().errors[0]).toMatchObject({ in: 'cookie', code: 'unrecognized_keys' });
+    expect(extra.json<any>().errors).toEqual([
+      { in: 'cookie', path: ['santa_tracker'], message: 'Unrecognized key: "santa_tracker"', code: 'unrecognized_keys' },
+    ]);
   });
   it('a strict query model answers an unknown key with 422; an ordinary one ignores it', async () => {
     expect((await client.get('/search?limit=5&page=2')).json()).toEqual({ limit: 5, order_by: 'created_at', page: 2 });
     const unknown = await client.get('/search?limit=5&tool=plumbus');
     expect(unknown.status).toBe(422);
-    expect(unknown.json<any>().errors).toEqual([expect.objectContaining({ in: 'query', path: [], code: 'unrecognized_keys' })]);
+    expect(unknown.json<any>().errors).toEqual([
+      { in: 'query', path: ['tool'], message: 'Unrecognized key: "tool"', code: 'unrecognized_keys' },
+    ]);
     expect((await client.get('/loose?limit=3&tool=plumbus')).json()).toEqual({ limit: 3 });
   });
   it('alias names the key or header on the wire; underscores are read as written', async () => {

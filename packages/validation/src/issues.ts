@@ -80,6 +80,13 @@ export function mapIssues(
       path = target.head === null ? rest.map(toPathItem) : [target.head, ...rest.map(toPathItem)];
     }
     const key = target === undefined ? undefined : target.head === null ? `${String(first)}.${String(rest[0])}` : String(first);
+    // A strict query or cookie model names each unknown key where it was found, one issue per key.
+    if (issue.code === 'unrecognized_keys' && (location === 'query' || location === 'cookie')) {
+      for (const unknown of issue.keys) {
+        out.push({ in: location, path: [...path, unknown], message: `Unrecognized key: ${JSON.stringify(unknown)}`, code: issue.code });
+      }
+      continue;
+    }
     out.push({ in: location, path, ...readable(issue, location, key === undefined ? undefined : expectations?.get(key)) });
   }
 }
