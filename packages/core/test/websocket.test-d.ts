@@ -8,17 +8,21 @@ const Line = z.object({ from: z.string(), text: z.string(), at: z.string() });
 describe('app.ws types', () => {
   it('types the input, the received and the sent messages from the schemas', () => {
     const app = new API();
-    app.ws('/rooms/{room}', { params: { room: z.string().max(40), n: z.int().optional() }, receive: Said, send: Line }, async (input, socket, request) => {
-      expectTypeOf(input).toEqualTypeOf<{ room: string; n?: number | undefined }>();
-      for await (const message of socket) {
-        expectTypeOf(message).toEqualTypeOf<{ text: string }>();
-        await socket.send({ from: request.auth?.subject ?? '', text: message.text, at: '' });
-      }
-      // @ts-expect-error: not a Line
-      await socket.send({ text: 1 });
-      expectTypeOf(socket.closed).resolves.toEqualTypeOf<{ code: number; reason: string }>();
-      expectTypeOf(socket.signal).toEqualTypeOf<AbortSignal>();
-    });
+    app.ws(
+      '/rooms/{room}',
+      { params: { room: z.string().max(40), n: z.int().optional() }, receive: Said, send: Line },
+      async (input, socket, request) => {
+        expectTypeOf(input).toEqualTypeOf<{ room: string; n?: number | undefined }>();
+        for await (const message of socket) {
+          expectTypeOf(message).toEqualTypeOf<{ text: string }>();
+          await socket.send({ from: request.auth?.subject ?? '', text: message.text, at: '' });
+        }
+        // @ts-expect-error: not a Line
+        await socket.send({ text: 1 });
+        expectTypeOf(socket.closed).resolves.toEqualTypeOf<{ code: number; reason: string }>();
+        expectTypeOf(socket.signal).toEqualTypeOf<AbortSignal>();
+      },
+    );
   });
 
   it('without schemas, messages are strings or bytes', () => {
