@@ -179,8 +179,9 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
   /**
    * Sends every item of an iterable (a hub subscription) with `send`'s back-pressure, until the
    * iterable or the connection ends. Resolves then; never rejects (a failure closes the connection).
+   * Items are checked by the `send` schema as they go, so a hub's untyped messages are taken.
    */
-  async forward(source: AsyncIterable<Out> | Iterable<Out>): Promise<void> {
+  async forward(source: AsyncIterable<unknown> | Iterable<unknown>): Promise<void> {
     const iterator =
       Symbol.asyncIterator in source
         ? (source as AsyncIterable<Out>)[Symbol.asyncIterator]()
