@@ -143,10 +143,16 @@ interface Kind {
   schedule?: ScheduleOptions;
 }
 
-/** A running attempt, so that shutdown can send it back to the queue. */
+/** A running attempt, so that shutdown can abort its signal (made only if the handler reads it). */
 interface Running {
-  controller: AbortController;
-  requeue: () => void;
+  controller: AbortController | undefined;
+  reason: unknown;
+}
+
+function abortEntry(entry: Running, reason: unknown): void {
+  if (entry.reason !== undefined) return;
+  entry.reason = reason;
+  entry.controller?.abort(reason);
 }
 
 const REQUEUE = Symbol('requeue');
@@ -200,6 +206,9 @@ export class Jobs {
   private readonly kinds = new Map<string, Kind>();
   private readonly workers = new Map<string, Worker>();
   private readonly running = new Set<Running>();
+  /** Rejects with REQUEUE when shutdown sends the running jobs back: every attempt races it. */
+  private stopping!: Promise<never>;
+  private requeueAll!: (reason: unknown) => void;
   private explicitLogger: Logger | undefined;
   private app: API | undefined;
   private metrics: Promise<JobMetrics | undefined> | undefined;
@@ -268,6 +277,10 @@ export class Jobs {
   start(): Promise<void> {
     this.started ??= (async () => {
       this.closing = undefined;
+      this.stopping = new Promise<never>((_resolve, reject) => {
+        this.requeueAll = reject;
+      });
+      this.stopping.catch(() => {});
       for (const kind of this.kinds.values()) await this.startWorker(kind);
     })().catch((error: unknown) => {
       this.started = undefined;
@@ -319,7 +332,8 @@ export class Jobs {
       });
       if ((await Promise.race([closed, late])) === 'late') {
         this.logger.warn({ running: this.running.size }, 'jobs still running at the shutdown timeout return to the queue');
-        for (const entry of this.running) entry.requeue();
+        for (const entry of this.running) abortEntry(entry, new Error('The worker is shutting down; the job returns to the queue'));
+        this.requeueAll(REQUEUE);
         await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5000))]);
         await Promise.allSettled(workers.map((worker) => worker.close(true)));
       }
@@ -337,7 +351,7 @@ export class Jobs {
       throw new RangeError(`priority is an integer from 0 to 2097152, got ${String(priority)}`);
     }
     const jobId = options.key === undefined ? undefined : keyId(options.key);
-    const queue = await this.guard(this.store.queue(name));
+    const queue = this.store.cachedQueue(name) ?? (await this.guard(this.store.queue(name)));
     if (jobId !== undefined) {
       // A failed job does not hold its key: enqueueing again starts afresh.
       const existing = await this.guard(queue.getJob(jobId));
@@ -354,7 +368,8 @@ export class Jobs {
         removeOnFail: { count: run.keepFailed ?? 1000 },
       }),
     );
-    void this.metricsOnce().then((m) => m?.count(name, 'enqueued'));
+    if (this.metricsReady) this.metricsReady.count(name, 'enqueued');
+    else if (this.metricsReady === undefined) void this.metricsOnce().then((m) => m?.count(name, 'enqueued'));
     return { id: String(job.id) };
   }
 
@@ -442,53 +457,53 @@ export class Jobs {
     const data = (bull.data ?? {}) as Envelope;
     const id = String(bull.id);
     const attempt = Math.max(1, bull.attemptsStarted ?? bull.attemptsMade + 1);
-    const controller = new AbortController();
     const base = this.logger;
     let logger: Logger | undefined;
+    // The signal and the child logger are made only if the handler reads them.
+    const entry: Running = { controller: undefined, reason: undefined };
     const context: JobContext = {
       id,
       name: kind.name,
       attempt,
-      signal: controller.signal,
-      // The child logger is made only if the handler logs.
+      get signal() {
+        if (entry.controller === undefined) {
+          entry.controller = new AbortController();
+          if (entry.reason !== undefined) entry.controller.abort(entry.reason);
+        }
+        return entry.controller.signal;
+      },
       get logger() {
         return (logger ??= base.child({ jobId: id, job: kind.name }));
       },
     };
     let timer: ReturnType<typeof setTimeout> | undefined;
-    let stop!: (reason: unknown) => void;
-    const stopped = new Promise<never>((_resolve, reject) => {
-      stop = reject;
-    });
-    const entry: Running = {
-      controller,
-      requeue: () => {
-        controller.abort(new Error('The worker is shutting down; the job returns to the queue'));
-        stop(REQUEUE);
-      },
-    };
+    let timedOut: Promise<never> | undefined;
     const timeout = kind.options.timeout;
     if (timeout !== undefined && timeout > 0) {
-      timer = setTimeout(() => {
-        const error = new Error(`Job ${kind.name} timed out after ${timeout} s`);
-        error.name = 'JobTimeoutError';
-        controller.abort(error);
-        stop(error);
-      }, timeout * 1000);
+      timedOut = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => {
+          const error = new Error(`Job ${kind.name} timed out after ${timeout} s`);
+          error.name = 'JobTimeoutError';
+          abortEntry(entry, error);
+          reject(error);
+        }, timeout * 1000);
+      });
+      timedOut.catch(() => {});
     }
     this.running.add(entry);
     const started = performance.now();
     try {
-      const result = await inConsumerSpan({ name: kind.name, id, attempt }, data.trace, () =>
-        Promise.race([Promise.resolve().then(() => kind.handler(data.payload, context)), stopped]),
-      );
+      const result = await inConsumerSpan({ name: kind.name, id, attempt }, data.trace, () => {
+        const run = Promise.resolve().then(() => kind.handler(data.payload, context));
+        return Promise.race(timedOut === undefined ? [run, this.stopping] : [run, this.stopping, timedOut]);
+      });
       const value = result === undefined ? null : result;
       if (value !== null && jsonSize(value) > MAX_JSON_BYTES)
         throw new Error(`Result of job ${kind.name} is over ${MAX_JSON_BYTES} bytes as JSON`);
       const metrics = this.metricsReady === undefined ? await this.metricsOnce() : this.metricsReady;
-      if (metrics !== null) {
-        metrics?.duration(kind.name, (performance.now() - started) / 1000);
-        metrics?.count(kind.name, 'completed');
+      if (metrics) {
+        metrics.duration(kind.name, (performance.now() - started) / 1000);
+        metrics.count(kind.name, 'completed');
       }
       return value;
     } catch (error) {
@@ -501,7 +516,6 @@ export class Jobs {
     } finally {
       clearTimeout(timer);
       this.running.delete(entry);
-      stopped.catch(() => {});
     }
   }
 

@@ -74,6 +74,11 @@ export class Store {
     this.onError = onError;
   }
 
+  /** The queue when it is made already (no promise on the hot path). */
+  cachedQueue(name: string): Queue | undefined {
+    return this.queues.get(name);
+  }
+
   /** The producer side of a job kind's queue (made once, connected on first use). */
   async queue(name: string): Promise<Queue> {
     let queue = this.queues.get(name);

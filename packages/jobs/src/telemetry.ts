@@ -45,6 +45,8 @@ export async function inConsumerSpan<T>(
     },
     ROOT_CONTEXT,
   );
+  // No SDK, or not sampled: nothing to record, no context to carry.
+  if (!span.isRecording()) return run();
   try {
     const result = await context.with(trace.setSpan(ROOT_CONTEXT, span), run);
     span.setStatus({ code: SpanStatusCode.OK });
