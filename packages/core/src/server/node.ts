@@ -6,7 +6,7 @@ import type { RawHeaders } from '../headers.js';
 import type { ClientInfo, Request } from '../request.js';
 import { problemResponse } from '../response.js';
 import type { Runtime } from '../runtime-contract.js';
-import { afterAnswer, answerNow } from '../wire/answer.js';
+import { afterAnswer, answerThen } from '../wire/answer.js';
 import { drainingReason } from '../wire/interrupted.js';
 import { type NodeWriteOptions, writeNode } from '../wire/node-writer.js';
 import { type RequestParts, requestFrom } from '../wire/request-from.js';
@@ -49,9 +49,11 @@ class NodeParts implements RequestParts {
   bodyRefused = false;
   /** `Expect: 100-continue` and the client not invited to send the body yet. */
   awaitingContinue = false;
+  /** The request built from these parts (set by the server). */
+  request!: Request;
   constructor(
     readonly raw: IncomingMessage,
-    private readonly res: ServerResponse,
+    readonly res: ServerResponse,
     readonly method: string,
     readonly path: string,
     readonly query: string,
@@ -210,10 +212,11 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     if (inFlight === 0 && drained) drained();
   };
 
-  const write = (res: ServerResponse, request: Request, parts: NodeParts, out: Serialized) => {
+  const write = (out: Serialized, parts: NodeParts) => {
     // A body never invited (100-continue) or refused part-way may still be on its way: do not reuse the connection.
     const close = parts.bodyRefused || draining || parts.awaitingContinue;
-    const streamed = writeNode(res, out, close ? closeAfter : keepOpen);
+    const streamed = writeNode(parts.res, out, close ? closeAfter : keepOpen);
+    const request = parts.request;
     if (streamed === undefined) {
       finished();
       afterAnswer(app, request);
@@ -258,9 +261,8 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     const parts = new NodeParts(req, res, req.method ?? 'GET', path, query, bodyLimit);
     if (expectsContinue) parts.awaitingContinue = true;
     const request = requestFrom(parts);
-    const out = answerNow(app, request);
-    if (out instanceof Promise) out.then((done) => write(res, request, parts, done));
-    else write(res, request, parts, out);
+    parts.request = request;
+    answerThen(app, request, write, parts);
   };
 
   // node:http from the built-in registry when a server starts, not imported: a bundler hoists a

@@ -46,6 +46,21 @@ export function answerNow(runtime: Runtime, request: Request): MaybePromise<Seri
   return response instanceof Promise ? response.then((done) => finish(runtime, request, done)) : finish(runtime, request, response);
 }
 
+/**
+ * `answerNow` for servers that hand the answer on: `deliver(out, context)` is called once with the
+ * written answer, at once when it is synchronous, else from the one continuation of the app's promise
+ * (no second promise hop per request).
+ */
+export function answerThen<C>(runtime: Runtime, request: Request, deliver: (out: Serialized, context: C) => void, context: C): void {
+  if (!runtime.ready) {
+    void answerAfterStartup(runtime, request).then((out) => deliver(out, context));
+    return;
+  }
+  const response = runtime.serve(request);
+  if (response instanceof Promise) response.then((done) => deliver(finish(runtime, request, done), context));
+  else deliver(finish(runtime, request, response), context);
+}
+
 async function answerAfterStartup(runtime: Runtime, request: Request): Promise<Serialized> {
   if (runtime.servesWhileStarting?.(request)) {
     // A probe answers at once (`/readyz`: 503 starting); startup runs, or goes on, meanwhile.

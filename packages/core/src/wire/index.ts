@@ -4,7 +4,7 @@ export type { Runtime, RuntimeLimits } from '../runtime-contract.js';
 export { serialize, toChunk, toWebStream, type Serialized, type SerializeContext } from './serialize.js';
 export { collectBody, tooLarge } from '../body.js';
 export { writeChunk, writeChunks, type ChunkSink } from './stream-writer.js';
-export { afterAnswer, answer, answerNow, closeStream, startOrRefuse, withoutBody } from './answer.js';
+export { afterAnswer, answer, answerNow, answerThen, closeStream, startOrRefuse, withoutBody } from './answer.js';
 export { drainingReason, StreamInterrupted } from './interrupted.js';
 export { type BodySink, type NodeResponse, type NodeWriteOptions, streamBody, writeNode } from './node-writer.js';
 export { settleDeferred } from '../deferred.js';
