@@ -28,6 +28,20 @@ export class WebSocketRefusedError extends Error {
 const DONE = Symbol('done');
 
 /**
+ * What a test socket uses of `ws`'s client: written out here so that the published types do not need
+ * `@types/ws` (the `ws` package ships none).
+ */
+export interface TestSocketConnection {
+  readonly readyState: number;
+  send(data: string | Uint8Array, options: { binary: boolean }, callback: (error?: Error) => void): void;
+  close(code?: number, reason?: string): void;
+  terminate(): void;
+  on(event: 'close', listener: (code: number, reason: Buffer) => void): unknown;
+  on(event: 'message', listener: (data: Buffer, isBinary: boolean) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/**
  * A WebSocket client for tests (`await client.ws(path)`): `send(message)` (objects as JSON), `next()`
  * resolving to the next message (text frames holding JSON are parsed, other text stays a string,
  * binary frames are `Uint8Array`s) or undefined once closed, async iteration, `close()` and `closed`.
@@ -39,7 +53,7 @@ export class TestWebSocket implements AsyncIterable<unknown> {
   private waiter: ((value: unknown) => void) | undefined;
   private ended = false;
 
-  constructor(readonly socket: WS.WebSocket) {
+  constructor(readonly socket: TestSocketConnection) {
     this.closed = new Promise((resolve) => {
       socket.on('close', (code: number, reason: Buffer) => {
         this.ended = true;
