@@ -21,6 +21,7 @@ import { SchemeNames } from './scheme-names.js';
 import type { Runtime, RuntimeLimits } from './runtime-contract.js';
 import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT } from './uploads/limits.js';
 import { ServingState } from './serving-state.js';
+import { settleKept } from './wait-until.js';
 
 export type { ValidationErrorFormat };
 
@@ -36,6 +37,13 @@ export interface APIOptions {
   redocUrl?: string | null;
   /** Load the docs pages' scripts and styles from this base URL instead of serving them. */
   docsCdn?: string;
+  /**
+   * Where the app serves Swagger UI's and ReDoc's files itself (a path or URL prefix), by their package
+   * file names (`swagger-ui.css`, `swagger-ui-bundle.js`, `favicon-32x32.png`, `redoc.standalone.js`):
+   * the pages link there rather than to the installed copies or, where there is no file system
+   * (Workers), the CDN.
+   */
+  docsAssetsUrl?: string;
   /** Where the API is served, for the document's `servers` (and Swagger UI's server list). */
   servers?: DocumentInfo['servers'];
   /** The document's `info.contact`. */
@@ -220,6 +228,8 @@ export class API extends RouteGroup implements Runtime {
       this.started = undefined;
       this.isReady = false;
       this.serving.to('stopping');
+      // Work handed to request.waitUntil with no platform to take it finishes first.
+      await settleKept(this.limits.shutdownTimeout);
       for (const callback of [...this.shutdownCallbacks].reverse()) {
         try {
           await callback();
@@ -251,8 +261,12 @@ export class API extends RouteGroup implements Runtime {
     return runNodeServer(this, options);
   }
 
-  /** Web-standard handler: `Request` → `Promise<Response>`. */
-  fetch = (request: globalThis.Request): Promise<globalThis.Response> => handleFetch(this, request);
+  /**
+   * Web-standard handler: `Request` → `Promise<Response>`, for Bun, Deno, Cloudflare Workers and any
+   * server of Web requests; `export default app` serves where a runtime takes a default export with
+   * `fetch`. Workers pass their bindings (`env`) and execution context (`ctx`): `request.platform`.
+   */
+  fetch = (request: globalThis.Request, env?: unknown, ctx?: unknown): Promise<globalThis.Response> => handleFetch(this, request, env, ctx);
 
   /** Runs one request through the whole stack without a socket. */
   inject(options: InjectOptions | string): Promise<InjectResponse> {
@@ -306,6 +320,7 @@ export class API extends RouteGroup implements Runtime {
       docsUrl: this.docsUrl,
       redocUrl: this.redocUrl,
       docsCdn: this.options.docsCdn,
+      docsAssetsUrl: this.options.docsAssetsUrl,
       validationError: this.options.validationError,
       middleware: this.middleware,
       openapiVersion: this.options.openapiVersion,

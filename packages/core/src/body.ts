@@ -1,12 +1,11 @@
 import { BadRequestError } from './errors.js';
+import { utf8Text } from './platform.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 export const MAX_JSON_DEPTH = 256;
 
-const decoder = new TextDecoder('utf-8', { fatal: false });
-
 export function decodeText(bytes: Uint8Array): string {
-  return Buffer.isBuffer(bytes) ? bytes.toString('utf8') : decoder.decode(bytes);
+  return utf8Text(bytes);
 }
 
 /** Deepest nesting of arrays/objects in a JSON text, ignoring brackets inside strings. */

@@ -63,6 +63,7 @@ export {
   type StreamResult,
 } from './streams.js';
 export { defaultLogger, silentLogger, type Logger } from './logger.js';
+export type { Platform, RuntimeName } from './platform.js';
 export { errorResponse, type ErrorResponseOptions } from './runtime.js';
 export {
   BYTES_TYPE,

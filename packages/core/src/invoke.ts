@@ -12,7 +12,8 @@ import { type EndpointDefinition, type Guard, handlerMetadata } from './endpoint
 import { GatewayTimeoutError, RequestValidationError, UnsupportedMediaTypeError } from './errors.js';
 import type { MaybePromise, Step } from './pipeline.js';
 import type { Request } from './request.js';
-import { loadFormParser, readForm } from './uploads/read-form.js';
+// Busboy and the disk spool where node:stream and a file system exist; the platform's form parser elsewhere.
+import { loadFormParser, readForm } from '#fnapi/form-reader';
 import { fromWebResponse, isWebResponse, JSONResponse, Response } from './response.js';
 import { compileStreamResult } from './streams.js';
 

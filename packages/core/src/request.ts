@@ -8,6 +8,8 @@ import { DEFAULT_EDGE, type EdgeSettings, REQUEST_EDGE, forwardedAddress, genera
 import { type RawHeaders, RequestHeaders } from './headers.js';
 import { REQUEST_INTERNALS } from './request-internals.js';
 import { defaultLogger, type Logger } from './logger.js';
+import { defaultPlatform, type Platform, utf8 } from './platform.js';
+import { keepUntilSettled } from './wait-until.js';
 
 let fallbackLogger: Logger | undefined;
 
@@ -54,6 +56,10 @@ export interface RequestInit {
    * transport cannot tell.
    */
   onFinished?: (fn: () => void) => boolean;
+  /** `request.platform`: the runtime and what the platform hands the request (env, ctx); default this runtime's. */
+  platform?: Platform;
+  /** The platform's `waitUntil` (Workers, Vercel, Netlify); without one, `request.waitUntil` keeps the promise for a drain. */
+  waitUntil?: (promise: Promise<unknown>) => void;
 }
 
 /**
@@ -212,6 +218,28 @@ export class Request {
     return (this._client ??= this._init.client ?? {});
   }
 
+  /**
+   * The runtime serving the request (`node`, `bun`, `deno`, `workerd`, or a serverless adapter's
+   * platform), and what the platform hands each request: on Workers `env` (the bindings) and `ctx`
+   * (the execution context).
+   */
+  get platform(): Platform {
+    return this._init.platform ?? defaultPlatform();
+  }
+
+  /**
+   * Lets `promise` outlive the answer: handed to the platform's `waitUntil` where it has one (Workers,
+   * Vercel, Netlify), else kept so that a drain waits for it. A rejection is logged with the request id.
+   */
+  waitUntil(promise: PromiseLike<unknown>): void {
+    const work = Promise.resolve(promise).then(undefined, (error: unknown) => {
+      this.logger.error({ err: error }, 'work handed to waitUntil failed');
+    });
+    const platformWaitUntil = this._init.waitUntil;
+    if (platformWaitUntil !== undefined) platformWaitUntil(work);
+    else keepUntilSettled(work);
+  }
+
   /** Aborted when the client goes away or the endpoint's timeout passes. */
   get signal(): AbortSignal {
     if (this._abort === undefined) {
@@ -336,7 +364,7 @@ export class Request {
       }
       const body = this._body;
       if (body == null) return Promise.resolve(EMPTY_BYTES);
-      const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+      const bytes = typeof body === 'string' ? utf8(body) : body;
       if (bytes.byteLength > limit) return Promise.reject(tooLarge(limit));
       return Promise.resolve(bytes);
     } catch (error) {

@@ -1,5 +1,4 @@
-import { once } from 'node:events';
-import zlib from 'node:zlib';
+import type * as zlib from 'node:zlib';
 import {
   type BodyChunk,
   type CallNext,
@@ -12,6 +11,11 @@ import {
 } from '@fnapi/core';
 import { Middleware } from './base.js';
 import { appendVary } from './header-lists.js';
+
+// node:zlib at its points of use, not imported: a Worker's bundle (no nodejs_compat) has none, and
+// importing @fnapi/middleware must load there. Compressing needs it (Node, Bun, Deno; Workers with
+// nodejs_compat).
+const nodeZlib = (): typeof zlib => process.getBuiltinModule('node:zlib');
 
 export type CompressionEncoding = 'br' | 'gzip' | 'deflate';
 
@@ -161,7 +165,7 @@ function toBuffer(body: BodyChunk): Buffer {
 
 function brotliOptions(level: number | undefined): zlib.BrotliOptions {
   // Brotli's default quality (11) is for ahead-of-time compression; 4 suits answers made on the fly.
-  return { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: Math.min(11, level ?? 4) } };
+  return { params: { [nodeZlib().constants.BROTLI_PARAM_QUALITY]: Math.min(11, level ?? 4) } };
 }
 
 function zlibOptions(level: number | undefined): zlib.ZlibOptions {
@@ -173,12 +177,14 @@ async function compressBuffer(body: Buffer, encoding: CompressionEncoding, level
   switch (encoding) {
     case 'br':
       return sync
-        ? zlib.brotliCompressSync(body, brotliOptions(level))
-        : promised((done) => zlib.brotliCompress(body, brotliOptions(level), done));
+        ? nodeZlib().brotliCompressSync(body, brotliOptions(level))
+        : promised((done) => nodeZlib().brotliCompress(body, brotliOptions(level), done));
     case 'gzip':
-      return sync ? zlib.gzipSync(body, zlibOptions(level)) : promised((done) => zlib.gzip(body, zlibOptions(level), done));
+      return sync ? nodeZlib().gzipSync(body, zlibOptions(level)) : promised((done) => nodeZlib().gzip(body, zlibOptions(level), done));
     case 'deflate':
-      return sync ? zlib.deflateSync(body, zlibOptions(level)) : promised((done) => zlib.deflate(body, zlibOptions(level), done));
+      return sync
+        ? nodeZlib().deflateSync(body, zlibOptions(level))
+        : promised((done) => nodeZlib().deflate(body, zlibOptions(level), done));
   }
 }
 
@@ -189,11 +195,11 @@ function promised(run: (done: zlib.CompressCallback) => void): Promise<Buffer> {
 function compressor(encoding: CompressionEncoding, level: number | undefined): { stream: zlib.BrotliCompress | zlib.Gzip; flush: number } {
   switch (encoding) {
     case 'br':
-      return { stream: zlib.createBrotliCompress(brotliOptions(level)), flush: zlib.constants.BROTLI_OPERATION_FLUSH };
+      return { stream: nodeZlib().createBrotliCompress(brotliOptions(level)), flush: nodeZlib().constants.BROTLI_OPERATION_FLUSH };
     case 'gzip':
-      return { stream: zlib.createGzip(zlibOptions(level)), flush: zlib.constants.Z_SYNC_FLUSH };
+      return { stream: nodeZlib().createGzip(zlibOptions(level)), flush: nodeZlib().constants.Z_SYNC_FLUSH };
     case 'deflate':
-      return { stream: zlib.createDeflate(zlibOptions(level)), flush: zlib.constants.Z_SYNC_FLUSH };
+      return { stream: nodeZlib().createDeflate(zlibOptions(level)), flush: nodeZlib().constants.Z_SYNC_FLUSH };
   }
 }
 
@@ -226,7 +232,7 @@ async function* compressStream(
     const first = drain();
     if (first !== undefined) rest.push(first);
     stream.on('data', (chunk: Buffer) => rest.push(chunk));
-    const ended = once(stream, 'end');
+    const ended = process.getBuiltinModule('node:events').once(stream, 'end');
     stream.end();
     await ended;
     if (rest.length > 0) yield Buffer.concat(rest);

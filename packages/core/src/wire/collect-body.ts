@@ -1,4 +1,5 @@
 import { PayloadTooLargeError } from '../errors.js';
+import { concatBytes, utf8 } from '../platform.js';
 
 /** The one 413 a transport raises for a body past the limit. */
 export function tooLarge(limit: number): PayloadTooLargeError {
@@ -10,7 +11,7 @@ export async function collectBody(chunks: AsyncIterable<Uint8Array | string>, li
   const parts: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of chunks) {
-    const part = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    const part = typeof chunk === 'string' ? utf8(chunk) : chunk;
     size += part.byteLength;
     if (size > limit) {
       throw tooLarge(limit);
@@ -18,5 +19,5 @@ export async function collectBody(chunks: AsyncIterable<Uint8Array | string>, li
     parts.push(part);
   }
   if (parts.length === 1) return parts[0]!;
-  return Buffer.concat(parts, size);
+  return concatBytes(parts, size);
 }

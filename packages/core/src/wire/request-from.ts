@@ -1,4 +1,5 @@
 import type { RawHeaders } from '../headers.js';
+import type { Platform } from '../platform.js';
 import { type ClientInfo, Request } from '../request.js';
 
 /** What any transport knows of a request; `requestFrom` builds the one fnapi `Request` from it. */
@@ -34,6 +35,10 @@ export interface RequestParts {
   bodyLimit: number;
   /** The platform's id for the request (e.g. API Gateway's), used as `request.id` when none came in. */
   id?: string;
+  /** `request.platform` (runtime, env, ctx); default: the runtime this process is. */
+  platform?: Platform;
+  /** The platform's `waitUntil`, which `request.waitUntil` hands work to; without it the work is kept for a drain. */
+  waitUntil?: (promise: Promise<unknown>) => void;
 }
 
 /** The one way to build a request from a transport's parts: no subclass per platform. */
@@ -64,6 +69,8 @@ export function requestFrom(parts: RequestParts): Request {
     protocol,
     bodyLimit: parts.bodyLimit,
     id: parts.id,
+    platform: parts.platform,
+    waitUntil: parts.waitUntil,
     onDisconnect:
       parts.onDisconnect ??
       (signal === undefined

@@ -2,6 +2,7 @@ import { internalErrorProblem } from '../errors.js';
 import { isInvalidHeaderName, isUnsafeHeaderValue, type ResponseHeaders } from '../headers.js';
 import type { Logger } from '../logger.js';
 import { statusHasBody } from '../http.js';
+import { utf8, utf8Length } from '../platform.js';
 import { type BodyChunk, problemResponse, type Response } from '../response.js';
 
 /** A response reduced to what every writer needs: status, a flat header list and the body. */
@@ -50,7 +51,7 @@ function serializeUnchecked(response: Response): Serialized {
     return { status, headers, body: null, stream };
   }
   const body = response.render();
-  const length = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+  const length = body === null ? 0 : typeof body === 'string' ? utf8Length(body) : body.byteLength;
   const type = body === null || hasContentType ? undefined : (response.contentType() ?? 'application/octet-stream');
   if (flat === undefined) {
     // Built whole rather than grown: the common answer's list in one allocation.
@@ -88,20 +89,22 @@ function checkedHeaders(headers: ResponseHeaders): (string | number)[] {
 }
 
 export function toChunk(chunk: BodyChunk): Uint8Array {
-  return typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+  return typeof chunk === 'string' ? utf8(chunk) : chunk;
 }
 
 /**
  * A Web stream over a response body: pulled chunk by chunk (a slow reader holds the producer back),
  * and cancelling it (the client went away) stops the producer.
  */
-export function toWebStream(source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>): ReadableStream<Uint8Array> {
+export function toWebStream(source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>, onEnd?: () => void): ReadableStream<Uint8Array> {
   const iterator = (source as AsyncIterable<BodyChunk>)[Symbol.asyncIterator]();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const next = await iterator.next();
-      if (next.done) controller.close();
-      else controller.enqueue(toChunk(next.value));
+      if (next.done) {
+        onEnd?.();
+        controller.close();
+      } else controller.enqueue(toChunk(next.value));
     },
     async cancel() {
       await iterator.return?.();

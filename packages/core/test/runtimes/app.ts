@@ -1,0 +1,76 @@
+// The app the conformance test serves on every runtime: Node (node:http), Bun (Bun.serve), Deno
+// (`deno serve`, this module's default export) and workerd (the default export as a Workers module).
+// It imports @fnapi/core as users do; the test bundles it for each runtime.
+import { API, file, HTTPError, sseEvent, z } from '@fnapi/core';
+
+const app = new API({
+  title: 'Conformance',
+  version: '1.0.0',
+  bodyLimit: 2048,
+  uploadLimit: 64 * 1024,
+  // The same pages everywhere: the assets come from where the app says, not from disk or a CDN.
+  docsAssetsUrl: '/static/docs',
+  logger: false,
+});
+
+const Item = z.object({ name: z.string().min(1), price: z.number().positive(), tags: z.array(z.string()).default([]) });
+
+app.get(
+  '/items/{item_id}',
+  { params: { item_id: z.int(), q: z.string().optional(), limit: z.int().max(100).default(10) } },
+  ({ item_id, q, limit }) => ({
+    item_id,
+    q: q ?? null,
+    limit,
+  }),
+);
+
+app.post('/items', { params: { item: Item }, statusCode: 201 }, ({ item }) => ({ ...item, id: 1 }));
+
+app.get('/teapot', () => {
+  throw new HTTPError(418, 'Not a coffee machine');
+});
+
+app.get('/text', () => 'plain words, ünïcödé');
+
+app.post(
+  '/upload',
+  { params: { doc: file({ maxSize: 8 * 1024, types: ['image/png', 'text/plain'] }), caption: z.string().max(50).optional() } },
+  async ({ doc, caption }) => ({
+    name: doc.name,
+    type: doc.type,
+    size: doc.size,
+    caption: caption ?? null,
+    head: [...(await doc.bytes()).slice(0, 4)],
+  }),
+);
+
+const Tick = z.object({ n: z.int() });
+app.get('/ticks', { params: { count: z.int().max(10) }, events: Tick }, async function* ({ count }) {
+  for (let n = 0; n < count; n++) yield n === count - 1 ? sseEvent({ data: { n }, event: 'last', id: String(n) }) : { n };
+});
+
+// Runtime-specific answers, checked per runtime rather than against Node's.
+app.get('/platform', (_input, request) => {
+  const env = request.platform.env as { GREETING?: string } | undefined;
+  return { runtime: request.platform.runtime, greeting: env?.GREETING ?? null, hasCtx: request.platform.ctx !== undefined };
+});
+
+let later = 'pending';
+app.post('/later', (_input, request) => {
+  const env = request.platform.env as { KV?: { put(key: string, value: string): Promise<void> } } | undefined;
+  request.waitUntil(
+    (async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      later = 'done';
+      await env?.KV?.put('later', 'done');
+    })(),
+  );
+  return { accepted: true };
+});
+app.get('/later', async (_input, request) => {
+  const env = request.platform.env as { KV?: { get(key: string): Promise<string | null> } } | undefined;
+  return { value: env?.KV !== undefined ? ((await env.KV.get('later')) ?? 'pending') : later };
+});
+
+export default app;
