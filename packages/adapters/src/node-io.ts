@@ -31,7 +31,24 @@ export interface PlatformNodeResponse {
 }
 
 /** An fnapi request over a Node request whose body may already have been consumed upstream. */
-function platformRequest(source: PlatformNodeRequest, response: PlatformNodeResponse, bodyLimit: number) {
+/**
+ * Vercel's `waitUntil` for this invocation, where its runtime provides one (what `@vercel/functions`
+ * reads: the request context under a well-known symbol).
+ */
+function vercelWaitUntil(): ((promise: Promise<unknown>) => void) | undefined {
+  const context = (
+    globalThis as Record<symbol, { get?: () => { waitUntil?: (promise: Promise<unknown>) => void } | undefined } | undefined>
+  )[Symbol.for('@vercel/request-context')]?.get?.();
+  const waitUntil = context?.waitUntil;
+  return typeof waitUntil === 'function' ? (promise) => waitUntil.call(context, promise) : undefined;
+}
+
+function platformRequest(
+  source: PlatformNodeRequest,
+  response: PlatformNodeResponse,
+  bodyLimit: number,
+  runtime: 'vercel' | 'cloud-function',
+) {
   const url = source.originalUrl ?? source.url ?? '/';
   const q = url.indexOf('?');
   const encrypted = (source.socket as { encrypted?: boolean } | null | undefined)?.encrypted === true;
@@ -44,6 +61,8 @@ function platformRequest(source: PlatformNodeRequest, response: PlatformNodeResp
     headers: source.headers as Record<string, string | string[]>,
     protocol: proto === 'https' || (proto === undefined && encrypted) ? 'https' : 'http',
     client: { address: source.socket?.remoteAddress, port: source.socket?.remotePort },
+    platform: { runtime, ctx: { req: source, res: response } },
+    waitUntil: runtime === 'vercel' ? vercelWaitUntil() : undefined,
     body: (limit) => readPlatformBody(source, limit),
     onDisconnect: (abort) => {
       response.once('close', () => {
@@ -84,7 +103,7 @@ function alreadyParsed(source: PlatformNodeRequest): Uint8Array {
 
 /** Serves a Node request/response pair through the app and writes the answer, streaming if it streams. */
 export async function serveNode(app: Runtime, req: PlatformNodeRequest, res: PlatformNodeResponse, platform: unknown): Promise<void> {
-  const request = platformRequest(req, res, app.limits.bodyLimit);
+  const request = platformRequest(req, res, app.limits.bodyLimit, (platform as { name: 'vercel' | 'cloud-function' }).name);
   request.state.platform = platform;
   const out = await answer(app, request);
   if (res.headersSent) {

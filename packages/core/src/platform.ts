@@ -108,7 +108,7 @@ export function utf8Length(value: string): number {
 
 /** UTF-8 text of bytes (malformed sequences replaced). */
 export function utf8Text(bytes: Uint8Array): string {
-  return NodeBuffer !== undefined && NodeBuffer.isBuffer(bytes) ? bytes.toString() : decoder.decode(bytes);
+  return NodeBuffer?.isBuffer(bytes) ? bytes.toString() : decoder.decode(bytes);
 }
 
 /** The parts joined into one array (`size`: their total, when known). */

@@ -19,7 +19,14 @@ interface SecondArgument {
  * server and Deno with the handler info as the second argument, which give the client's address and
  * become `request.platform.ctx`.
  */
-export async function handleFetch(app: Runtime, web: globalThis.Request, env?: unknown, ctx?: unknown): Promise<globalThis.Response> {
+export async function handleFetch(
+  app: Runtime,
+  web: globalThis.Request,
+  env?: unknown,
+  ctx?: unknown,
+  /** A serverless adapter's own platform and `waitUntil` (Netlify Functions v2), instead of the runtime's. */
+  adapter?: { platform: Platform; waitUntil?: (promise: Promise<unknown>) => void },
+): Promise<globalThis.Response> {
   const url = new URL(web.url);
   const headers: RawHeaders = {};
   web.headers.forEach((value, name) => {
@@ -45,6 +52,10 @@ export async function handleFetch(app: Runtime, web: globalThis.Request, env?: u
   }
   // Deno aborts a request's signal after a successful answer too: only an abort before the answer
   // is complete means the client went away.
+  if (adapter !== undefined) {
+    platform = adapter.platform;
+    waitUntil = adapter.waitUntil;
+  }
   let complete = false;
   const signal = web.signal;
   const request = requestFrom({

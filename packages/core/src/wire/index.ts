@@ -7,3 +7,5 @@ export { writeChunk, writeChunks, type ChunkSink } from './stream-writer.js';
 export { handleFetch } from '../server/fetch.js';
 export { answer, closeStream, startOrRefuse, withoutBody } from './answer.js';
 export { requestFrom, type RequestParts } from './request-from.js';
+export type { Platform, RuntimeName } from '../platform.js';
+export { settleKept } from '../wait-until.js';

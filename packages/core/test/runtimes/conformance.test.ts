@@ -35,7 +35,7 @@ function form(parts: [string, string | [Uint8Array, string, string]][]): () => F
     const data = new FormData();
     for (const [name, value] of parts) {
       if (typeof value === 'string') data.append(name, value);
-      else data.append(name, new Blob([value[0]], { type: value[2] }), value[1]);
+      else data.append(name, new Blob([value[0] as Uint8Array<ArrayBuffer>], { type: value[2] }), value[1]);
     }
     return data;
   };
@@ -114,7 +114,7 @@ type Send = (path: string, init: RequestInit) => Promise<globalThis.Response>;
 
 async function ask(send: Send, entry: Case): Promise<Answer> {
   const headers: Record<string, string> = { 'x-request-id': `case-${CASES.indexOf(entry)}`, ...entry.headers };
-  let body: Uint8Array | undefined;
+  let body: Uint8Array<ArrayBuffer> | undefined;
   if (entry.body !== undefined) {
     // Encoded once here (a form with its boundary), so every runtime receives the same bytes.
     const encoded = new globalThis.Response(entry.body());
