@@ -10,7 +10,6 @@ const app = new API({
   uploadLimit: 64 * 1024,
   // The same pages everywhere: the assets come from where the app says, not from disk or a CDN.
   docsAssetsUrl: '/static/docs',
-  logger: false,
 });
 
 const Item = z.object({ name: z.string().min(1), price: z.number().positive(), tags: z.array(z.string()).default([]) });
@@ -32,6 +31,12 @@ app.get('/teapot', () => {
 });
 
 app.get('/text', () => 'plain words, ünïcödé');
+
+// An unexpected error: a 500 without details, and one error line in the log (pino's JSON, or the
+// same through console on workerd).
+app.get('/crash', () => {
+  throw new Error('kaput');
+});
 
 app.post(
   '/upload',

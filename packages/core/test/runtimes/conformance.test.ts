@@ -54,6 +54,7 @@ export const CASES: Case[] = [
   { name: 'a trailing slash redirects (308)', path: '/items/1/?q=a' },
   { name: 'an HTTPError keeps its status', path: '/teapot' },
   { name: 'a string answer is UTF-8 text', path: '/text' },
+  { name: 'an unexpected error is a 500 without details', path: '/crash' },
   { name: 'a validated JSON body', method: 'POST', path: '/items', headers: JSON_HEADERS, body: json({ name: 'Hat', price: 9.5 }) },
   { name: 'an invalid JSON body is 422', method: 'POST', path: '/items', headers: JSON_HEADERS, body: json({ name: '', price: -1 }) },
   {
@@ -181,6 +182,7 @@ function startChild(command: string, args: string[], pattern: RegExp, children: 
 const children: ChildProcess[] = [];
 const senders: Record<string, Send> = {};
 let nodeAnswers: Answer[] = [];
+let workerLog = '';
 let closeNode: (() => Promise<void>) | undefined;
 let disposeWorker: (() => Promise<void>) | undefined;
 
@@ -219,6 +221,10 @@ beforeAll(async () => {
     );
   const { Miniflare } = await loadMiniflare();
   const worker = new Miniflare({
+    handleRuntimeStdio(stdout, stderr) {
+      stdout.on('data', (chunk: Buffer) => void (workerLog += chunk.toString()));
+      stderr.on('data', (chunk: Buffer) => void (workerLog += chunk.toString()));
+    },
     modules: true,
     script: readFileSync(workerBundle!, 'utf8'),
     compatibilityDate: '2025-09-01',
@@ -262,6 +268,17 @@ describe.each(RUNTIMES)('$name answers as Node does', ({ name, available }) => {
     await expect
       .poll(async () => ((await (await send('/later', {})).json()) as { value: string }).value, { timeout: 5000, interval: 50 })
       .toBe('done');
+  });
+});
+
+describe('workerd', () => {
+  it('logs an unexpected error as one JSON line through console', async () => {
+    await expect.poll(() => workerLog, { timeout: 5000 }).toContain('kaput');
+    const line = workerLog.split('\n').find((text) => text.includes('kaput'))!;
+    const entry = JSON.parse(line.slice(line.indexOf('{'))) as Record<string, unknown>;
+    expect(entry).toMatchObject({ level: 50, name: 'fnapi', err: { type: 'Error', message: 'kaput' } });
+    expect(typeof entry.time).toBe('number');
+    expect(typeof entry.reqId).toBe('string');
   });
 });
 
