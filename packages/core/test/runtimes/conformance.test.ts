@@ -10,6 +10,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { loadMiniflare, runtimeAvailable, runtimeBinary } from '@fnapi/test-support';
 import { build } from 'esbuild';
@@ -221,7 +222,7 @@ beforeAll(async () => {
     );
   const { Miniflare } = await loadMiniflare();
   const worker = new Miniflare({
-    handleRuntimeStdio(stdout, stderr) {
+    handleRuntimeStdio(stdout: Readable, stderr: Readable) {
       stdout.on('data', (chunk: Buffer) => void (workerLog += chunk.toString()));
       stderr.on('data', (chunk: Buffer) => void (workerLog += chunk.toString()));
     },
