@@ -1,7 +1,10 @@
 // The app the conformance test serves on every runtime: Node (node:http), Bun (Bun.serve), Deno
 // (`deno serve`, this module's default export) and workerd (the default export as a Workers module).
 // It imports @fnapi/core as users do; the test bundles it for each runtime.
+import { apiKeyRequired, basicAuthRequired, jwtRequired } from '@fnapi/auth';
 import { API, file, HTTPError, sseEvent, z } from '@fnapi/core';
+import { CORSMiddleware } from '@fnapi/middleware';
+import { JWT_SECRET } from './secret.js';
 
 const app = new API({
   title: 'Conformance',
@@ -54,6 +57,22 @@ const Tick = z.object({ n: z.int() });
 app.get('/ticks', { params: { count: z.int().max(10) }, events: Tick }, async function* ({ count }) {
   for (let n = 0; n < count; n++) yield n === count - 1 ? sseEvent({ data: { n }, event: 'last', id: String(n) }) : { n };
 });
+
+// Guards: a JWT (HS256 through Web Crypto everywhere), an API key and Basic credentials.
+app.get(
+  '/secure/jwt',
+  jwtRequired({ secret: JWT_SECRET, algorithm: 'HS256' })((_input, request) => ({ subject: request.auth?.subject ?? null })),
+);
+app.get(
+  '/secure/key',
+  apiKeyRequired({ apiKeys: { 'key-1': ['read'] } })(() => ({ ok: true })),
+);
+app.get(
+  '/secure/basic',
+  basicAuthRequired({ credentials: { ada: 'lovelace' } })((_input, request) => ({ user: request.auth?.subject ?? null })),
+);
+
+app.addMiddleware(new CORSMiddleware({ allowOrigins: ['https://app.example'] }));
 
 // Runtime-specific answers, checked per runtime rather than against Node's.
 app.get('/platform', (_input, request) => {

@@ -15,7 +15,9 @@ import { fileURLToPath } from 'node:url';
 import { loadMiniflare, runtimeAvailable, runtimeBinary } from '@fnapi/test-support';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToken } from '@fnapi/auth';
 import app from './app.js';
+import { JWT_SECRET } from './secret.js';
 
 interface Case {
   name: string;
@@ -43,6 +45,9 @@ function form(parts: [string, string | [Uint8Array, string, string]][]): () => F
 }
 
 const json = (value: unknown) => () => JSON.stringify(value);
+// Fixed claims and no expiry, so every runtime verifies the very same token.
+const TOKEN = await createToken({ sub: 'ada', iat: 1_700_000_000 }, { secret: JWT_SECRET, algorithm: 'HS256', expiresIn: null });
+const BAD_TOKEN = `${TOKEN.slice(0, -2)}xx`;
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 export const CASES: Case[] = [
@@ -100,11 +105,34 @@ export const CASES: Case[] = [
   { name: 'an event stream with invalid parameters is 422', path: '/ticks?count=99' },
   { name: 'the OpenAPI document', path: '/openapi.json' },
   { name: 'Swagger UI', path: '/docs' },
+  { name: 'a JWT guard without a token is 401', path: '/secure/jwt' },
+  { name: 'a JWT guard with a bad signature is 401', path: '/secure/jwt', headers: { authorization: `Bearer ${BAD_TOKEN}` } },
+  { name: 'a JWT guard with a valid token', path: '/secure/jwt', headers: { authorization: `Bearer ${TOKEN}` } },
+  { name: 'an API key guard', path: '/secure/key', headers: { 'x-api-key': 'key-1' } },
+  { name: 'a wrong API key is 401', path: '/secure/key', headers: { 'x-api-key': 'key-2' } },
+  { name: 'Basic credentials', path: '/secure/basic', headers: { authorization: `Basic ${btoa('ada:lovelace')}` } },
+  {
+    name: 'a CORS preflight',
+    method: 'OPTIONS',
+    path: '/items/1',
+    headers: { origin: 'https://app.example', 'access-control-request-method': 'GET' },
+  },
   { name: 'ReDoc', path: '/redoc' },
 ];
 
 /** Headers compared besides the content type (the rest — date, length, connection — are the transport's). */
-const COMPARED_HEADERS = ['location', 'cache-control', 'x-request-id', 'allow', 'content-security-policy', 'x-accel-buffering'];
+const COMPARED_HEADERS = [
+  'location',
+  'cache-control',
+  'x-request-id',
+  'allow',
+  'content-security-policy',
+  'x-accel-buffering',
+  'www-authenticate',
+  'access-control-allow-origin',
+  'access-control-allow-methods',
+  'vary',
+];
 
 interface Answer {
   status: number;
@@ -298,6 +326,12 @@ describe('node', () => {
     expect(byName['an event stream']!.body).toContain('event: last');
     expect(byName['Swagger UI']!.body).toContain('/static/docs/swagger-ui-bundle.js');
     expect(byName['a trailing slash redirects (308)']!.status).toBe(308);
+    expect(byName['a JWT guard with a valid token']!.body).toBe('{"subject":"ada"}');
+    expect(byName['a JWT guard with a bad signature is 401']!.status).toBe(401);
+    expect(byName['a wrong API key is 401']!.status).toBe(401);
+    expect(byName['Basic credentials']!.body).toBe('{"user":"ada"}');
+    expect(byName['a CORS preflight']!.headers['access-control-allow-origin']).toBe('https://app.example');
+    expect(byName['an unexpected error is a 500 without details']!.status).toBe(500);
   });
 
   it('request.platform is node', async () => {
