@@ -80,6 +80,15 @@ app.get('/platform', (_input, request) => {
   return { runtime: request.platform.runtime, greeting: env?.GREETING ?? null, hasCtx: request.platform.ctx !== undefined };
 });
 
+// request.signal aborts only when the client goes away: not after a successful answer (Deno aborts
+// its own request's signal then).
+let abortedAfterAnswer = 0;
+app.get('/signal/watch', (_input, request) => {
+  request.signal.addEventListener('abort', () => abortedAfterAnswer++);
+  return { watching: true };
+});
+app.get('/signal/aborted', () => ({ aborted: abortedAfterAnswer }));
+
 let later = 'pending';
 app.post('/later', (_input, request) => {
   const env = request.platform.env as { KV?: { put(key: string, value: string): Promise<void> } } | undefined;

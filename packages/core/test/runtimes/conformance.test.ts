@@ -290,6 +290,9 @@ describe.each(RUNTIMES)('$name answers as Node does', ({ name, available }) => {
 
   it.skipIf(!available)('request.platform names the runtime; waitUntil work outlives the answer', async () => {
     const send = senders[name]!;
+    expect(await (await send('/signal/watch', {})).json()).toEqual({ watching: true });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await (await send('/signal/aborted', {})).json()).toEqual({ aborted: 0 });
     const platform = (await (await send('/platform', {})).json()) as Record<string, unknown>;
     expect(platform.runtime).toBe(name);
     if (name === 'workerd') expect(platform).toEqual({ runtime: 'workerd', greeting: 'hello from a binding', hasCtx: true });
