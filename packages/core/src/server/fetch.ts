@@ -6,6 +6,9 @@ import { answer } from '../wire/answer.js';
 import { requestFrom } from '../wire/request-from.js';
 import { toWebStream } from '../wire/serialize.js';
 
+/** Bytes of an unread request body still read (and dropped) before answering. */
+const SMALL_BODY = 64 * 1024;
+
 /** What the runtimes pass beside the request: Workers' `ctx`, Bun's server, Deno's handler info. */
 interface SecondArgument {
   waitUntil?: (promise: Promise<unknown>) => void;
@@ -58,12 +61,13 @@ export async function handleFetch(
   }
   let complete = false;
   const signal = web.signal;
+  const body = web.body === null ? null : new BodyReader(web.body);
   const request = requestFrom({
     method: web.method,
     url,
     headers,
-    body: web.body,
-    hasBody: web.body !== null,
+    body,
+    hasBody: body !== null,
     client,
     platform,
     waitUntil,
@@ -74,13 +78,61 @@ export async function handleFetch(
     bodyLimit: app.limits.bodyLimit,
   });
   const out = await answer(app, request);
+  // A small body the answer never read (an early 413, a 404) is read and dropped first, as node:http
+  // does: a runtime that closes the connection with request bytes unread resets it, and a client
+  // still sending them sees the reset instead of the answer.
+  if (body !== null && !body.done) await body.dropRest(!(Number(headers['content-length']) > SMALL_BODY));
   const webHeaders = new Headers();
   for (let i = 0; i < out.headers.length; i += 2) webHeaders.append(String(out.headers[i]), String(out.headers[i + 1]));
-  let body: BodyInit | null;
-  if (out.stream !== undefined) body = toWebStream(out.stream, () => (complete = true));
+  let content: BodyInit | null;
+  if (out.stream !== undefined) content = toWebStream(out.stream, () => (complete = true));
   else {
     complete = true;
-    body = out.body as BodyInit | null;
+    content = out.body as BodyInit | null;
   }
-  return new globalThis.Response(body, { status: out.status, headers: webHeaders });
+  return new globalThis.Response(content, { status: out.status, headers: webHeaders });
+}
+
+/**
+ * The request body as fnapi reads it: chunk by chunk, where stopping early (a 413 past the limit)
+ * does not cancel the platform's stream, so that the rest of a small body can still be read and
+ * dropped before answering (see `dropRest`).
+ */
+class BodyReader implements AsyncIterable<Uint8Array> {
+  done = false;
+  private received = 0;
+  private reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+
+  constructor(private readonly stream: ReadableStream<Uint8Array>) {}
+
+  [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    this.reader ??= this.stream.getReader();
+    const reader = this.reader;
+    return {
+      next: async () => {
+        const result = await reader.read();
+        if (result.done) this.done = true;
+        else this.received += result.value.byteLength;
+        return result.done ? { done: true, value: undefined } : { done: false, value: result.value };
+      },
+      return: async () => ({ done: true, value: undefined }),
+    };
+  }
+
+  /** Reads and drops what is left when the body is small (else, or past SMALL_BODY, cancels it). */
+  async dropRest(small: boolean): Promise<void> {
+    const reader = (this.reader ??= this.stream.getReader());
+    try {
+      while (small && this.received <= SMALL_BODY) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        this.received += value.byteLength;
+      }
+      await reader.cancel();
+    } catch {
+      // The client went away meanwhile: nothing to drop.
+    } finally {
+      this.done = true;
+    }
+  }
 }

@@ -2,8 +2,8 @@
 // (`deno serve`, this module's default export) and workerd (the default export as a Workers module).
 // It imports @fnapi/core as users do; the test bundles it for each runtime.
 import { apiKeyRequired, basicAuthRequired, jwtRequired } from '@fnapi/auth';
-import { API, file, HTTPError, sseEvent, z } from '@fnapi/core';
-import { CORSMiddleware } from '@fnapi/middleware';
+import { API, file, HTTPError, Response, Router, sseEvent, z } from '@fnapi/core';
+import { CacheMiddleware, CORSMiddleware, RateLimitMiddleware } from '@fnapi/middleware';
 import { JWT_SECRET } from './secret.js';
 
 const app = new API({
@@ -73,6 +73,14 @@ app.get(
 );
 
 app.addMiddleware(new CORSMiddleware({ allowOrigins: ['https://app.example'] }));
+
+// The memory stores of the cache and the rate limit, under their own prefix.
+let computed = 0;
+const stored = new Router({ prefix: '/stored' });
+stored.addMiddleware(new RateLimitMiddleware({ limit: 1000, window: 60 }));
+stored.addMiddleware(new CacheMiddleware({ ttl: 60 }));
+stored.get('/bytes', () => new Response(Uint8Array.from([1, 2, 3, ++computed])));
+app.includeRouter(stored);
 
 // Runtime-specific answers, checked per runtime rather than against Node's.
 app.get('/platform', (_input, request) => {

@@ -118,6 +118,8 @@ export const CASES: Case[] = [
     headers: { origin: 'https://app.example', 'access-control-request-method': 'GET' },
   },
   { name: 'ReDoc', path: '/redoc' },
+  { name: 'bytes through the cache middleware (computed)', path: '/stored/bytes' },
+  { name: 'bytes through the cache middleware (stored)', path: '/stored/bytes' },
 ];
 
 /** Headers compared besides the content type (the rest — date, length, connection — are the transport's). */
@@ -283,7 +285,9 @@ describe.each(RUNTIMES)('$name answers as Node does', ({ name, available }) => {
   it.skipIf(!available)('every case: status, content type, headers and body', async () => {
     const send = senders[name]!;
     for (const [index, entry] of CASES.entries()) {
-      const answer = await ask(send, entry);
+      const answer = await ask(send, entry).catch((error: unknown) => {
+        throw new Error(`${name}: "${entry.name}" failed`, { cause: error });
+      });
       expect({ case: entry.name, ...answer }).toEqual({ case: entry.name, ...nodeAnswers[index] });
     }
   });
@@ -335,6 +339,7 @@ describe('node', () => {
     expect(byName['Basic credentials']!.body).toBe('{"user":"ada"}');
     expect(byName['a CORS preflight']!.headers['access-control-allow-origin']).toBe('https://app.example');
     expect(byName['an unexpected error is a 500 without details']!.status).toBe(500);
+    expect(byName['bytes through the cache middleware (stored)']!.body).toBe('\x01\x02\x03\x01');
   });
 
   it('request.platform is node', async () => {
