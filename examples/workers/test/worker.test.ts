@@ -61,7 +61,7 @@ describe('the Worker bundle (wrangler deploy --dry-run)', () => {
   });
 
   it('validates, and answers 404 and 422 as everywhere', async () => {
-    expect((await send('/hello/' + 'x'.repeat(41))).status).toBe(422);
+    expect((await send(`/hello/${'x'.repeat(41)}`)).status).toBe(422);
     expect((await send('/nowhere')).status).toBe(404);
   });
 

@@ -1,13 +1,13 @@
 /**
- * One app, one list of requests, four runtimes: Node (node:http), Bun (`Bun.serve`), Deno (`deno
- * serve` of the module's default export) and workerd (the default export as a Workers module, bundled
- * as wrangler does it, without nodejs_compat) — the real runtimes from the npm registry. Every answer's
+ * One app, one list of requests, four runtimes: Node (node:http), Bun (`bun` serving the module's
+ * default export), Deno (`deno serve` of the module's default export) and workerd (the default export
+ * as a Workers module, bundled as wrangler does it, without nodejs_compat) — the real runtimes from the npm registry. Every answer's
  * status, content type, chosen headers and body must equal Node's. Each runtime starts once.
  *
  * Adding a case is one entry in CASES.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -186,9 +186,15 @@ async function bundle(entry: string, outfile: string, target: 'node' | 'workerd'
 }
 
 /** Starts a child that prints the port it listens on; resolves with a sender for it. */
-function startChild(command: string, args: string[], pattern: RegExp, children: ChildProcess[]): Promise<Send> {
+function startChild(
+  command: string,
+  args: string[],
+  pattern: RegExp,
+  children: ChildProcess[],
+  env: Record<string, string> = {},
+): Promise<Send> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(command, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } });
     children.push(child);
     let output = '';
     const timer = setTimeout(() => reject(new Error(`${command} did not start within 20 s:\n${output}`)), 20_000);
@@ -228,19 +234,19 @@ beforeAll(async () => {
   for (const entry of CASES) nodeAnswers.push(await ask(senders.node, entry));
 
   const appEntry = join(here, 'app.ts');
-  const bunEntry = join(dir, 'bun-entry.ts');
-  writeFileSync(
-    bunEntry,
-    `import app from ${JSON.stringify(appEntry)};\nconst server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: app.fetch });\nconsole.log('listening on ' + server.port);\n`,
-  );
   const [bunBundle, denoBundle, workerBundle] = await Promise.all([
-    hasBun ? bundle(bunEntry, join(dir, 'bun.mjs'), 'node') : undefined,
+    hasBun ? bundle(appEntry, join(dir, 'bun.mjs'), 'node') : undefined,
     hasDeno ? bundle(appEntry, join(dir, 'deno.mjs'), 'node') : undefined,
     bundle(appEntry, join(dir, 'worker.mjs'), 'workerd'),
   ]);
   const starting: Promise<void>[] = [];
   if (bunBundle)
-    starting.push(startChild(runtimeBinary('bun')!, [bunBundle], /listening on (\d+)/, children).then((send) => void (senders.bun = send)));
+    // `bun <module>` serves the module's default export (the app) on $PORT.
+    starting.push(
+      startChild(runtimeBinary('bun')!, [bunBundle], /server: https?:\/\/[^:]+:(\d+)/, children, { PORT: '0' }).then(
+        (send) => void (senders.bun = send),
+      ),
+    );
   if (denoBundle)
     starting.push(
       startChild(
