@@ -95,6 +95,12 @@ export const CASES: Case[] = [
     body: form([['doc', [PNG.subarray(8), 'x.bin', 'application/octet-stream']]]),
   },
   {
+    name: 'an upload past bodyLimit but within uploadLimit',
+    method: 'POST',
+    path: '/upload',
+    body: form([['doc', [new TextEncoder().encode('line of text\n'.repeat(400)), 'notes.txt', 'text/plain']]]),
+  },
+  {
     name: 'an upload past the file size is 413',
     method: 'POST',
     path: '/upload',
@@ -335,6 +341,7 @@ describe('node', () => {
     expect(byName['an upload']!.body).toBe('{"name":"dot.png","type":"image/png","size":29,"caption":"a dot","head":[137,80,78,71]}');
     expect(byName['an upload whose content type is not accepted is 422']!.status).toBe(422);
     expect(byName['an upload past the file size is 413']!.status).toBe(413);
+    expect(byName['an upload past bodyLimit but within uploadLimit']!.body).toContain('"size":5200');
     expect(byName['an event stream']!.headers['content-type']).toBe('text/event-stream');
     expect(byName['an event stream']!.body).toContain('event: last');
     expect(byName['Swagger UI']!.body).toContain('/static/docs/swagger-ui-bundle.js');
