@@ -43,7 +43,7 @@ export interface AzurePlatform {
 }
 
 /** The parts of an Azure request; the host's `routePrefix` (`/api` by default) stays in the path. */
-function azureRequest(source: AzureHttpRequest, bodyLimit: number) {
+function azureRequest(source: AzureHttpRequest, bodyLimit: number, context: unknown) {
   const headers: Record<string, string> = {};
   source.headers.forEach((value, name) => {
     headers[name.toLowerCase()] = value;
@@ -55,6 +55,7 @@ function azureRequest(source: AzureHttpRequest, bodyLimit: number) {
     body: source.body,
     hasBody: source.body !== null,
     client: { address: headers['x-forwarded-for']?.split(',')[0]?.trim() || undefined },
+    platform: { runtime: 'azure', ctx: context },
     bodyLimit,
   });
 }
@@ -73,7 +74,7 @@ export class AzureFunctionAdapter {
 
   /** The HTTP handler (bound: it can be passed on as it is). */
   handle = async (request: AzureHttpRequest, context?: unknown): Promise<AzureHttpResponseInit> => {
-    const fnapiRequest = azureRequest(request, this.app.limits.bodyLimit);
+    const fnapiRequest = azureRequest(request, this.app.limits.bodyLimit, context);
     fnapiRequest.state.platform = { name: 'azure', request, context } satisfies AzurePlatform;
     const out = await answer(this.app, fnapiRequest);
     const pairs = headerPairs(out);

@@ -13,7 +13,7 @@ import {
   splitHeaders,
 } from './platform-result.js';
 import { decodeBody, encodeQuery, joinRawQuery, lowerCaseHeaders, protocolOf, stripPrefix, toWirePath } from './event-parts.js';
-import { afterAnswer, answer, type RequestParts, requestFrom, type Runtime, streamBody, toChunk, writeChunk } from '@fnapi/core/transport';
+import { afterAnswer, answer, type RequestParts, requestFrom, type Runtime, settleKept, streamBody, toChunk, writeChunk } from '@fnapi/core/transport';
 
 // The event and result shapes, as far as the adapter reads or writes them (the full ones are in
 // `@types/aws-lambda`, which users need not install).
@@ -293,6 +293,9 @@ export class LambdaAdapter {
     const processor = processorFor(event);
     const request = this.request(processor, event, context);
     const result = await serveBuffered(this.app, request);
+    // Lambda freezes the container once the handler returns: work handed to request.waitUntil
+    // finishes first (one invocation at a time per container, so only this one's is pending).
+    await settleKept(this.app.limits.shutdownTimeout);
     return processor.result(event, result, this.options, this.app);
   };
 
@@ -349,7 +352,11 @@ export class LambdaAdapter {
   }
 
   private request(processor: EventProcessor<LambdaEvent, LambdaResult>, event: LambdaEvent, context: LambdaContext | undefined): Request {
-    const request = requestFrom({ ...processor.parts(event, this.options), bodyLimit: this.app.limits.bodyLimit });
+    const request = requestFrom({
+      ...processor.parts(event, this.options),
+      platform: { runtime: 'lambda', ctx: context },
+      bodyLimit: this.app.limits.bodyLimit,
+    });
     request.state.platform = { name: 'lambda', event, context } satisfies LambdaPlatform;
     return request;
   }

@@ -71,7 +71,7 @@ export class NetlifyAdapter {
   } = ((input: globalThis.Request | NetlifyEvent, context?: unknown) =>
     isWebRequest(input) ? this.handleRequest(input, context) : this.handleEvent(input, context)) as NetlifyAdapter['handle'];
 
-  private async handleRequest(request: globalThis.Request, context: unknown): Promise<globalThis.Response> {
+  private async handleRequest(request: globalThis.Request, context?: unknown): Promise<globalThis.Response> {
     if (this.options.stripFunctionPath) {
       const url = new URL(request.url);
       const path = functionPath(url.pathname, this.options);
@@ -80,9 +80,12 @@ export class NetlifyAdapter {
         request = new globalThis.Request(url, request);
       }
     }
-    // A v2 function's context has `waitUntil`: deferred work runs after the answer, kept alive by it.
-    const waitUntil = (context as { waitUntil?: (promise: Promise<unknown>) => void } | undefined)?.waitUntil;
-    return answerWeb(this.app, request, waitUntil?.bind(context));
+    // Functions v2 hand a context with `waitUntil`: request.waitUntil and deferred work go there.
+    const platformWaitUntil = (context as { waitUntil?: (promise: Promise<unknown>) => void } | undefined)?.waitUntil;
+    return answerWeb(this.app, request, {
+      platform: { runtime: 'netlify', ctx: context },
+      waitUntil: typeof platformWaitUntil === 'function' ? (promise) => platformWaitUntil.call(context, promise) : undefined,
+    });
   }
 
   // A v1 event is a REST event: its processor builds the parts and the result; only the path (the
@@ -92,7 +95,7 @@ export class NetlifyAdapter {
     const rawQuery = event.rawQuery;
     if (rawQuery !== undefined) parts.query = rawQuery.startsWith('?') ? rawQuery.slice(1) : rawQuery;
     parts.client = { address: firstValue(parts.headers['x-nf-client-connection-ip']) };
-    const request = requestFrom({ ...parts, bodyLimit: this.app.limits.bodyLimit });
+    const request = requestFrom({ ...parts, platform: { runtime: 'netlify', ctx: context }, bodyLimit: this.app.limits.bodyLimit });
     request.state.platform = { name: 'netlify', event, context } satisfies NetlifyPlatform;
     const result = await serveBuffered(this.app, request);
     return restProcessor.result(event as never, result, this.options, this.app) as NetlifyResult;

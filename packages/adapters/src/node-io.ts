@@ -29,6 +29,7 @@ function platformRequest(
   source: PlatformNodeRequest,
   response: PlatformNodeResponse,
   bodyLimit: number,
+  runtime: 'vercel' | 'cloud-function',
   waitUntil: ((promise: Promise<unknown>) => void) | undefined,
 ) {
   const url = source.originalUrl ?? source.url ?? '/';
@@ -43,6 +44,8 @@ function platformRequest(
     headers: source.headers as Record<string, string | string[]>,
     protocol: proto === 'https' || (proto === undefined && encrypted) ? 'https' : 'http',
     client: { address: source.socket?.remoteAddress, port: source.socket?.remotePort },
+    platform: { runtime, ctx: { req: source, res: response } },
+    platform: { runtime, ctx: { req: source, res: response } },
     body: (limit) => readPlatformBody(source, limit),
     onDisconnect: (abort) => {
       response.once('close', () => {
@@ -84,10 +87,11 @@ function alreadyParsed(source: PlatformNodeRequest): Uint8Array {
 
 /** Vercel's `waitUntil` for the current invocation (what `@vercel/functions` reads), where the runtime has one. */
 export function vercelWaitUntil(): ((promise: Promise<unknown>) => void) | undefined {
-  const context = (globalThis as Record<symbol, { get?: () => { waitUntil?: (p: Promise<unknown>) => void } | undefined } | undefined>)[
-    Symbol.for('@vercel/request-context')
-  ];
-  return context?.get?.()?.waitUntil;
+  const context = (
+    globalThis as Record<symbol, { get?: () => { waitUntil?: (promise: Promise<unknown>) => void } | undefined } | undefined>
+  )[Symbol.for('@vercel/request-context')]?.get?.();
+  const waitUntil = context?.waitUntil;
+  return typeof waitUntil === 'function' ? (promise) => waitUntil.call(context, promise) : undefined;
 }
 
 /**
@@ -104,7 +108,7 @@ export async function serveNode(
   platform: unknown,
   waitUntil?: (promise: Promise<unknown>) => void,
 ): Promise<void> {
-  const request = platformRequest(req, res, app.limits.bodyLimit, waitUntil);
+  const request = platformRequest(req, res, app.limits.bodyLimit, (platform as { name: 'vercel' | 'cloud-function' }).name, waitUntil);
   request.state.platform = platform;
   const out = await answer(app, request);
   if (res.headersSent) {

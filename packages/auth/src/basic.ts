@@ -43,7 +43,7 @@ export function basicAuthRequired(options: BasicAuthOptions): AuthWrapper {
       async authenticate(request: Request): Promise<AuthInfo> {
         const encoded = authorization(request, 'Basic');
         if (encoded === undefined) throw unauthorized('Credentials are required (HTTP Basic)', challenge);
-        const decoded = /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) ? Buffer.from(encoded, 'base64').toString('utf8') : '';
+        const decoded = /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) ? decodeBase64(encoded) : '';
         const colon = decoded.indexOf(':');
         if (colon === -1) throw unauthorized('Malformed Basic credentials', challenge);
         const userDigest = digest(decoded.slice(0, colon));
@@ -61,4 +61,16 @@ export function basicAuthRequired(options: BasicAuthOptions): AuthWrapper {
     },
     'basicAuthRequired',
   );
+}
+
+/** Base64 to UTF-8 text with the Web's `atob` (every runtime has it; Workers have no `Buffer`). */
+function decodeBase64(encoded: string): string {
+  try {
+    const binary = atob(encoded);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return new TextDecoder().decode(bytes);
+  } catch {
+    return '';
+  }
 }

@@ -1,4 +1,4 @@
-import { createPublicKey, createSecretKey, type KeyObject, type webcrypto } from 'node:crypto';
+import type { KeyObject, webcrypto } from 'node:crypto';
 import type { AuthInfo, Request } from '@fnapi/core';
 import {
   createRemoteJWKSet,
@@ -56,14 +56,20 @@ function checkOptions(options: JwtOptions, what: string): void {
   }
 }
 
-async function verificationKey(key: KeyInput, algorithm: string): Promise<KeyObject | CryptoKey> {
+/** An HMAC secret as bytes: jose takes them on every runtime. */
+function secretKey(secret: string): Uint8Array {
+  return new TextEncoder().encode(secret);
+}
+
+async function verificationKey(key: KeyInput, algorithm: string): Promise<KeyObject | CryptoKey | Uint8Array> {
   if (typeof key !== 'string') return key;
   const pem = key.trim();
-  if (HMAC.test(algorithm)) return createSecretKey(Buffer.from(key, 'utf8'));
+  if (HMAC.test(algorithm)) return secretKey(key);
   if (pem.startsWith('-----BEGIN CERTIFICATE-----')) return importX509(pem, algorithm);
   if (pem.startsWith('-----BEGIN PUBLIC KEY-----')) return importSPKI(pem, algorithm);
   // A private key given for verification: its public half is what verifies.
-  return createPublicKey(pem);
+  // node:crypto at its one point of use (a Worker's bundle has none): Node, Bun and Deno derive it.
+  return process.getBuiltinModule('node:crypto').createPublicKey(pem);
 }
 
 async function signingKey(key: KeyInput, algorithm: string): Promise<KeyObject | CryptoKey | Uint8Array> {
@@ -113,9 +119,9 @@ export function jwtRequired(options: JwtOptions): AuthWrapper {
   const realm = options.realm ?? 'api';
   const missing = `Bearer realm=${quoted(realm)}`;
   const invalid = `Bearer realm=${quoted(realm)}, error="invalid_token"`;
-  let key: Promise<KeyObject | CryptoKey> | JWTVerifyGetKey;
+  let key: Promise<KeyObject | CryptoKey | Uint8Array> | JWTVerifyGetKey;
   if (options.jwksUrl !== undefined) key = remoteKeySet(options.jwksUrl);
-  else if (options.secret !== undefined) key = Promise.resolve(createSecretKey(Buffer.from(options.secret, 'utf8')));
+  else if (options.secret !== undefined) key = Promise.resolve(secretKey(options.secret));
   else {
     key = verificationKey(options.key as KeyInput, algorithm);
     key.catch(() => {}); // reported on first use

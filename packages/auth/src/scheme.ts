@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2.js';
 import {
   type AuthInfo,
   annotateHandler,
@@ -100,14 +100,22 @@ export function forbidden(detail: string, details?: unknown): ForbiddenError {
   return new ForbiddenError(detail, details);
 }
 
-/** SHA-256 of a string: a fixed-length value to compare, whatever the secret's length. */
-export function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
+const encoder = new TextEncoder();
+
+/**
+ * SHA-256 of a string: a fixed-length value to compare, whatever the secret's length. Synchronous on
+ * every runtime (keys are hashed when the guard is made): noble's, where node:crypto may be missing.
+ */
+export function digest(value: string): Uint8Array {
+  return sha256(encoder.encode(value));
 }
 
-/** Constant-time equality of two digests. */
-export function same(a: Buffer, b: Buffer): boolean {
-  return timingSafeEqual(a, b);
+/** Constant-time equality of two digests (no early exit on the first differing byte). */
+export function same(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  let difference = 0;
+  for (let i = 0; i < a.byteLength; i++) difference |= a[i]! ^ b[i]!;
+  return difference === 0;
 }
 
 /** A quoted-string for a challenge parameter (RFC 9110 §5.6.4). */

@@ -27,6 +27,7 @@ import { ServingState } from './serving-state.js';
 import { asyncapiBuiltins, describeWebSockets } from './ws/asyncapi.js';
 import { webSocketOf } from './ws/endpoint.js';
 import { bunWebSocketHandler, type BunWebSocketHandler } from './ws/fetch.js';
+import { settleKept } from './wait-until.js';
 
 export type { ValidationErrorFormat };
 
@@ -42,6 +43,13 @@ export interface APIOptions {
   redocUrl?: string | null;
   /** Load the docs pages' scripts and styles from this base URL instead of serving them. */
   docsCdn?: string;
+  /**
+   * Where the app serves Swagger UI's and ReDoc's files itself (a path or URL prefix), by their package
+   * file names (`swagger-ui.css`, `swagger-ui-bundle.js`, `favicon-32x32.png`, `redoc.standalone.js`):
+   * the pages link there rather than to the installed copies or, where there is no file system
+   * (Workers), the CDN.
+   */
+  docsAssetsUrl?: string;
   /** Where the API is served, for the document's `servers` (and Swagger UI's server list). */
   servers?: DocumentInfo['servers'];
   /** The document's `info.contact`. */
@@ -242,8 +250,10 @@ export class API extends RouteGroup implements Runtime {
       this.started = undefined;
       this.isReady = false;
       this.serving.to('stopping');
-      // Work deferred by answered requests (`request.defer`) finishes before anything closes.
+      // Work deferred by answered requests (`request.defer`), and work handed to `request.waitUntil`
+      // with no platform to take it, finish before anything closes.
       await settleDeferred(this, this.limits.shutdownTimeout);
+      await settleKept(this.limits.shutdownTimeout);
       for (const callback of [...this.shutdownCallbacks].reverse()) {
         try {
           await callback();
@@ -276,10 +286,12 @@ export class API extends RouteGroup implements Runtime {
   }
 
   /**
-   * Web-standard handler: `Request` → `Promise<Response>`. Under Bun the second argument is the
-   * server (WebSocket upgrades use it).
+   * Web-standard handler: `Request` → `Promise<Response>`, for Bun, Deno, Cloudflare Workers and any
+   * server of Web requests; `export default app` serves where a runtime takes a default export with
+   * `fetch`. Workers pass their bindings (`env`) and execution context (`ctx`): `request.platform`.
+   * Under Bun the second argument is the server (WebSocket upgrades use it).
    */
-  fetch = (request: globalThis.Request, env?: unknown, _ctx?: unknown): Promise<globalThis.Response> => handleFetch(this, request, env);
+  fetch = (request: globalThis.Request, env?: unknown, ctx?: unknown): Promise<globalThis.Response> => handleFetch(this, request, env, ctx);
 
   /** Whether any WebSocket endpoint is registered. */
   get hasWebSockets(): boolean {
@@ -377,6 +389,7 @@ export class API extends RouteGroup implements Runtime {
       docsUrl: this.docsUrl,
       redocUrl: this.redocUrl,
       docsCdn: this.options.docsCdn,
+      docsAssetsUrl: this.options.docsAssetsUrl,
       validationError: this.options.validationError,
       middleware: this.middleware,
       // `fnapi openapi --openapi-version 3.2.0` asks for the other version of an app that names none.

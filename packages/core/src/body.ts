@@ -1,4 +1,5 @@
 import { BadRequestError, PayloadTooLargeError } from './errors.js';
+import { concatBytes, utf8, utf8Text } from './platform.js';
 
 /** The default `bodyLimit`: 1 MiB (413 past it). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -13,20 +14,18 @@ export async function collectBody(chunks: AsyncIterable<Uint8Array | string>, li
   const parts: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of chunks) {
-    const part = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    const part = typeof chunk === 'string' ? utf8(chunk) : chunk;
     size += part.byteLength;
     if (size > limit) throw tooLarge(limit);
     parts.push(part);
   }
   if (parts.length === 1) return parts[0]!;
-  return Buffer.concat(parts, size);
+  return concatBytes(parts, size);
 }
 export const MAX_JSON_DEPTH = 256;
 
-const decoder = new TextDecoder('utf-8', { fatal: false });
-
 export function decodeText(bytes: Uint8Array): string {
-  return Buffer.isBuffer(bytes) ? bytes.toString('utf8') : decoder.decode(bytes);
+  return utf8Text(bytes);
 }
 
 /** Deepest nesting of arrays/objects in a JSON text, ignoring brackets inside strings. */

@@ -24,6 +24,7 @@ export interface DocumentSettings {
   docsUrl: string | null;
   redocUrl: string | null;
   docsCdn: string | undefined;
+  docsAssetsUrl?: string | undefined;
   validationError: ValidationErrorFormat | undefined;
   /** The app's middleware (their `responses` are documented on every operation). */
   middleware: readonly Middleware[];
@@ -99,6 +100,7 @@ export function docsBuiltins(settings: DocumentSettings, document: () => Record<
     docsUrl: settings.docsUrl,
     redocUrl: settings.redocUrl,
     cdn: settings.docsCdn,
+    assetsUrl: settings.docsAssetsUrl,
   });
   for (const page of pages) {
     routes.push({

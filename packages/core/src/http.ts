@@ -3,6 +3,8 @@
  * writes and reads. Writers, errors and the OpenAPI document all ask here.
  */
 
+import { WEB_REASONS } from './reasons.js';
+
 export const JSON_TYPE = 'application/json';
 export const PROBLEM_JSON = 'application/problem+json';
 export const TEXT_TYPE = 'text/plain; charset=utf-8';
@@ -15,14 +17,13 @@ const RFC_9110_REASONS: Record<number, string> = {
   422: 'Unprocessable Content',
 };
 
-// node:http's table, loaded on first use: an app that never runs node:http itself (a Lambda
-// function) does not pay for loading the module at start.
-let nodeReasons: Record<number, string | undefined> | undefined;
+// node:http's table, copied: every runtime (workerd has no node:http) writes the same phrases, and
+// an app that never runs node:http itself (a Lambda function) never loads the module.
+const reasons = (): Record<number, string | undefined> => WEB_REASONS;
 
 /** The reason phrase of a status, as written on the status line and as a problem body's `title`. */
 export function reasonPhrase(status: number): string {
-  nodeReasons ??= process.getBuiltinModule('node:http').STATUS_CODES;
-  return RFC_9110_REASONS[status] ?? nodeReasons[status] ?? 'Error';
+  return RFC_9110_REASONS[status] ?? reasons()[status] ?? 'Error';
 }
 
 /**
@@ -31,8 +32,7 @@ export function reasonPhrase(status: number): string {
  */
 export function reasonOverride(status: number): string | undefined {
   if (status === 413 || status === 422) return RFC_9110_REASONS[status];
-  nodeReasons ??= process.getBuiltinModule('node:http').STATUS_CODES;
-  return nodeReasons[status] === undefined ? 'Error' : undefined;
+  return reasons()[status] === undefined ? 'Error' : undefined;
 }
 
 /** Whether a response of this status may carry content (not 1xx, 204, 205 or 304). */

@@ -90,6 +90,7 @@ export {
 } from './streams.js';
 export { defaultLogger, roundMs, silentLogger, type Logger } from './logger.js';
 export { currentSignal, runWithSignal } from './scope.js';
+export type { Platform, RuntimeName } from './platform.js';
 export { errorResponse, type ErrorResponseOptions } from './runtime.js';
 export {
   BYTES_TYPE,

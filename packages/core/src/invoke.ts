@@ -5,7 +5,8 @@ import { GatewayTimeoutError, RequestValidationError, ResponseValidationError, U
 import { isPromiseLike, type MaybePromise, type Step } from './pipeline.js';
 import type { Request } from './request.js';
 import { headerValueOf, parseJsonOf } from './request-access.js';
-import { loadFormParser, readForm } from './uploads/read-form.js';
+// Busboy and the disk spool where node:stream and a file system exist; the platform's form parser elsewhere.
+import { loadFormParser, readForm } from '#fnapi/form-reader';
 import { fromWebResponse, isWebResponse, JSONResponse, Response } from './response.js';
 import { compileStreamResult } from './streams.js';
 import { mergeResponseHeaders } from './cookies.js';

@@ -1,34 +1,18 @@
-import { createRequire } from 'node:module';
 import type * as Pino from 'pino';
+// pino where the runtime has its Node streams (Node, Bun, Deno); elsewhere (workerd) the same JSON
+// lines through `console`: chosen by the package's `imports` conditions, so a Worker's bundle never
+// contains pino's Node transport.
+import { createDefaultLogger, createSilentLogger } from '#fnapi/logger-backend';
 
 export type Logger = Pino.Logger;
 
-let pinoModule: typeof Pino | undefined;
-
-/**
- * pino, loaded when the first logger is made rather than with core: an app that never logs (a
- * Lambda answering its events, a test with `logger: false`) never loads it. Synchronous, so making a
- * logger stays synchronous; `require` is the bundler's (which then inlines pino) or, unbundled, one
- * made for this module.
- */
-function pino(): typeof Pino.pino {
-  pinoModule ??= (typeof require === 'function' ? require('pino') : createRequire(import.meta.url)('pino')) as typeof Pino;
-  return pinoModule.pino;
-}
-
-/**
- * The logger core uses when none is given: pino to stdout at `FNAPI_LOG_LEVEL` (default `info`).
- * Written synchronously: core logs only lifecycle lines and errors, never once per request, and an
- * asynchronous stdout writes the lines still queued at `process.exit` ahead of one being written
- * (a stopping server's "fnapi stopped" before its "shutting down").
- */
+/** The logger core uses when none is given: JSON lines to stdout at `FNAPI_LOG_LEVEL` (default `info`). */
 export function defaultLogger(): Logger {
-  const create = pino();
-  return create({ name: 'fnapi', level: process.env.FNAPI_LOG_LEVEL ?? 'info' }, create.destination({ dest: 1, sync: true }));
+  return createDefaultLogger();
 }
 
 export function silentLogger(): Logger {
-  return pino()({ enabled: false });
+  return createSilentLogger();
 }
 
 /** Milliseconds to three decimals: the `duration` of log lines and timing headers. */

@@ -10,6 +10,8 @@ import { type RawHeaders, RequestHeaders } from './headers.js';
 import { REQUEST_INTERNALS, type RequestInternals } from './request-internals.js';
 import { defaultLogger, type Logger } from './logger.js';
 import { DEFERRED, type DeferredTask, RUN_DEFERRED, runTasks } from './deferred.js';
+import { defaultPlatform, type Platform, utf8 } from './platform.js';
+import { keepUntilSettled } from './wait-until.js';
 
 let fallbackLogger: Logger | undefined;
 
@@ -68,7 +70,9 @@ export interface RequestInit {
    * transport cannot tell.
    */
   onFinished?: (fn: () => void) => boolean;
-  /** The platform's `waitUntil` (Workers, Vercel, Netlify): keeps the invocation alive for a promise. */
+  /** `request.platform`: the runtime and what the platform hands the request (env, ctx); default this runtime's. */
+  platform?: Platform;
+  /** The platform's `waitUntil` (Workers, Vercel, Netlify); without one, `request.waitUntil` keeps the promise for a drain. */
   waitUntil?: (promise: Promise<unknown>) => void;
 }
 
@@ -259,6 +263,28 @@ export class Request {
     return (this._client ??= this._init.client ?? {});
   }
 
+  /**
+   * The runtime serving the request (`node`, `bun`, `deno`, `workerd`, or a serverless adapter's
+   * platform), and what the platform hands each request: on Workers `env` (the bindings) and `ctx`
+   * (the execution context).
+   */
+  get platform(): Platform {
+    return this._init.platform ?? defaultPlatform();
+  }
+
+  /**
+   * Lets `promise` outlive the answer: handed to the platform's `waitUntil` where it has one (Workers,
+   * Vercel, Netlify), else kept so that a drain waits for it. A rejection is logged with the request id.
+   */
+  waitUntil(promise: PromiseLike<unknown>): void {
+    const work = Promise.resolve(promise).then(undefined, (error: unknown) => {
+      this.logger.error({ err: error }, 'work handed to waitUntil failed');
+    });
+    const platformWaitUntil = this._init.waitUntil;
+    if (platformWaitUntil !== undefined) platformWaitUntil(work);
+    else keepUntilSettled(work);
+  }
+
   /** Aborted when the client goes away or the endpoint's timeout passes. */
   get signal(): AbortSignal {
     if (this._abort === undefined) {
@@ -406,7 +432,7 @@ export class Request {
       // Called on the parts, so a transport's reader may be a method of them.
       if (typeof body === 'function') return (init.body as (limit: number) => Promise<Uint8Array>)(limit);
       if (typeof body !== 'string' && !(body instanceof Uint8Array)) return collectBody(body as AsyncIterable<Uint8Array | string>, limit);
-      const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+      const bytes = typeof body === 'string' ? utf8(body) : body;
       if (bytes.byteLength > limit) return Promise.reject(tooLarge(limit));
       return Promise.resolve(bytes);
     } catch (error) {

@@ -7,6 +7,7 @@ import { errorResponse } from './runtime.js';
 import { StreamInterrupted } from './wire/interrupted.js';
 
 export { StreamInterrupted };
+import { utf8Text } from './platform.js';
 
 export const EVENT_STREAM_TYPE = 'text/event-stream';
 export const JSON_LINES_TYPE = 'application/jsonl';
@@ -383,7 +384,7 @@ class ItemStream implements AsyncIterableIterator<string> {
     this.finished = true;
     // A plugin's own error answer may span lines: each becomes a data line, as the format wants.
     const rendered = problem.render() ?? 'null';
-    const data = (typeof rendered === 'string' ? rendered : Buffer.from(rendered).toString('utf8')).split(/\r\n|\r|\n/);
+    const data = (typeof rendered === 'string' ? rendered : utf8Text(rendered)).split(/\r\n|\r|\n/);
     return { done: false, value: `event: error\n${data.map((line) => `data: ${line}`).join('\n')}\n\n` };
   }
 

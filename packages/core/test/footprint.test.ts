@@ -68,3 +68,32 @@ describe('loading core from a single-file bundle', () => {
     expect(report.log).toContain('node:worker_threads');
   });
 });
+
+describe('a Worker bundle (esbuild as wrangler runs it, without nodejs_compat)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fnapi-worker-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('builds core, validation, openapi, auth and middleware with no Node built-in and no Node-only package', async () => {
+    const outfile = join(dir, 'worker.mjs');
+    // Platform neutral: an import of a Node built-in, anywhere in the graph, fails the build.
+    const result = await build({
+      entryPoints: [fileURLToPath(new URL('./fixtures/worker-entry.ts', import.meta.url))],
+      outfile,
+      bundle: true,
+      format: 'esm',
+      platform: 'neutral',
+      conditions: ['@fnapi/source', 'workerd', 'worker', 'browser'],
+      mainFields: ['browser', 'module', 'main'],
+      metafile: true,
+      logLevel: 'silent',
+    });
+    const inputs = Object.keys(result.metafile.inputs);
+    for (const name of ['pino', '@fastify/busboy', 'thread-stream', 'sonic-boom']) {
+      expect(inputs.filter((path) => path.includes(`/node_modules/${name}/`))).toEqual([]);
+    }
+    // The Web fallbacks are what the bundle holds: console logger and the platform's form parser.
+    expect(inputs.some((path) => path.endsWith('logger-console.ts'))).toBe(true);
+    expect(inputs.some((path) => path.endsWith('read-form-web.ts'))).toBe(true);
+    expect(readFileSync(outfile, 'utf8')).not.toMatch(/\bfrom\s*["']node:/);
+  });
+});

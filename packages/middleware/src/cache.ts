@@ -281,7 +281,7 @@ export class CacheMiddleware extends Middleware {
     } catch {
       return undefined; // the writer will report it
     }
-    const size = rendered === null ? 0 : typeof rendered === 'string' ? Buffer.byteLength(rendered) : rendered.byteLength;
+    const size = rendered === null ? 0 : typeof rendered === 'string' ? byteLength(rendered) : rendered.byteLength;
     if (size > this.maxBodySize) return undefined;
 
     const stored: [string, string][] = [];
@@ -294,7 +294,7 @@ export class CacheMiddleware extends Middleware {
       kind: 'response',
       status,
       headers: stored,
-      body: rendered === null ? null : typeof rendered === 'string' ? rendered : Buffer.from(rendered).toString('base64'),
+      body: rendered === null ? null : typeof rendered === 'string' ? rendered : toBase64(rendered),
       encoding: typeof rendered === 'string' || rendered === null ? 'utf8' : 'base64',
       storedAt: this.now(),
     };
@@ -307,7 +307,7 @@ export class CacheMiddleware extends Middleware {
   }
 
   private fromEntry(entry: CachedResponse): Response {
-    const body = entry.body === null ? undefined : entry.encoding === 'base64' ? Buffer.from(entry.body, 'base64') : entry.body;
+    const body = entry.body === null ? undefined : entry.encoding === 'base64' ? fromBase64(entry.body) : entry.body;
     const response = new Response(body, { statusCode: entry.status, headers: entry.headers });
     response.headers.set('x-cache', 'HIT');
     response.headers.set('age', String(Math.max(0, Math.floor((this.now() - entry.storedAt) / 1000))));
@@ -360,4 +360,22 @@ function varyMatches(entry: CachedResponse, request: Request): boolean {
   if (entry.vary === undefined) return true;
   for (const name in entry.vary) if ((request.headers.get(name) ?? '') !== entry.vary[name]) return false;
   return true;
+}
+
+// Web encoders, not Buffer: the cache runs on Workers too (no Buffer without nodejs_compat).
+const encoder = new TextEncoder();
+const NodeBuffer = (globalThis as { Buffer?: { byteLength(text: string): number } }).Buffer;
+const byteLength = (text: string): number => NodeBuffer?.byteLength(text) ?? encoder.encode(text).byteLength;
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.byteLength; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+function fromBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
 }

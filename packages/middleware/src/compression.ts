@@ -1,5 +1,4 @@
-import { once } from 'node:events';
-import zlib from 'node:zlib';
+import type * as zlib from 'node:zlib';
 import {
   type BodyChunk,
   type CallNext,
@@ -13,6 +12,11 @@ import {
 } from '@fnapi/core';
 import { Middleware } from './base.js';
 import { appendVary } from './header-lists.js';
+
+// node:zlib at its points of use, not imported: a Worker's bundle (no nodejs_compat) has none, and
+// importing @fnapi/middleware must load there. Compressing needs it (Node, Bun, Deno; Workers with
+// nodejs_compat).
+const nodeZlib = (): typeof zlib => process.getBuiltinModule('node:zlib');
 
 export type CompressionEncoding = 'br' | 'gzip' | 'deflate';
 
@@ -174,7 +178,7 @@ function toBuffer(body: BodyChunk): Buffer {
 
 function brotliOptions(level: number | undefined): zlib.BrotliOptions {
   // Brotli's default quality (11) is for ahead-of-time compression; 4 suits answers made on the fly.
-  return { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: Math.min(11, level ?? 4) } };
+  return { params: { [nodeZlib().constants.BROTLI_PARAM_QUALITY]: Math.min(11, level ?? 4) } };
 }
 
 function zlibOptions(level: number | undefined): zlib.ZlibOptions {
@@ -186,12 +190,14 @@ async function compressBuffer(body: Buffer, encoding: CompressionEncoding, level
   switch (encoding) {
     case 'br':
       return sync
-        ? zlib.brotliCompressSync(body, brotliOptions(level))
-        : promised((done) => zlib.brotliCompress(body, brotliOptions(level), done));
+        ? nodeZlib().brotliCompressSync(body, brotliOptions(level))
+        : promised((done) => nodeZlib().brotliCompress(body, brotliOptions(level), done));
     case 'gzip':
-      return sync ? zlib.gzipSync(body, zlibOptions(level)) : promised((done) => zlib.gzip(body, zlibOptions(level), done));
+      return sync ? nodeZlib().gzipSync(body, zlibOptions(level)) : promised((done) => nodeZlib().gzip(body, zlibOptions(level), done));
     case 'deflate':
-      return sync ? zlib.deflateSync(body, zlibOptions(level)) : promised((done) => zlib.deflate(body, zlibOptions(level), done));
+      return sync
+        ? nodeZlib().deflateSync(body, zlibOptions(level))
+        : promised((done) => nodeZlib().deflate(body, zlibOptions(level), done));
   }
 }
 
@@ -200,10 +206,10 @@ function promised(run: (done: zlib.CompressCallback) => void): Promise<Buffer> {
 }
 
 // Framing for gzip (RFC 1952) and deflate (RFC 1950) streams built from raw deflate blocks.
-const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03]);
-const ZLIB_HEADER = Buffer.from([0x78, 0x9c]);
+const GZIP_HEADER = new Uint8Array([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03]);
+const ZLIB_HEADER = new Uint8Array([0x78, 0x9c]);
 /** A final, empty block with fixed codes: the end of a deflate stream. */
-const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
+const FINAL_BLOCK = new Uint8Array([0x03, 0x00]);
 
 /** Adler-32 (RFC 1950), continued from `adler`. */
 function adler32(bytes: Uint8Array, adler: number): number {
@@ -229,7 +235,7 @@ function rawDeflateOptions(level: number | undefined): zlib.ZlibOptions {
     windowBits: 13,
     memLevel: 6,
     chunkSize: 4096,
-    finishFlush: zlib.constants.Z_SYNC_FLUSH,
+    finishFlush: nodeZlib().constants.Z_SYNC_FLUSH,
   };
 }
 
@@ -250,18 +256,18 @@ async function* deflateItems(
   level: number | undefined,
 ): AsyncGenerator<Uint8Array> {
   const options = rawDeflateOptions(level);
-  let header: Buffer | undefined = encoding === 'gzip' ? GZIP_HEADER : ZLIB_HEADER;
+  let header: Uint8Array | undefined = encoding === 'gzip' ? GZIP_HEADER : ZLIB_HEADER;
   let check = encoding === 'gzip' ? 0 : 1;
   let size = 0;
   let dictionary: Buffer | undefined;
   for await (const chunk of source) {
     const bytes = toBuffer(chunk);
     if (bytes.byteLength === 0) continue;
-    check = encoding === 'gzip' ? zlib.crc32(bytes, check) : adler32(bytes, check);
+    check = encoding === 'gzip' ? nodeZlib().crc32(bytes, check) : adler32(bytes, check);
     size = (size + bytes.byteLength) >>> 0;
     const primed = dictionary === undefined ? options : { ...options, dictionary };
     const blocks =
-      bytes.byteLength <= SYNC_LIMIT ? zlib.deflateRawSync(bytes, primed) : await promised((done) => zlib.deflateRaw(bytes, primed, done));
+      bytes.byteLength <= SYNC_LIMIT ? nodeZlib().deflateRawSync(bytes, primed) : await promised((done) => nodeZlib().deflateRaw(bytes, primed, done));
     // A copy, so a large item is not kept alive by its last 4 KiB.
     dictionary = Buffer.from(
       bytes.byteLength >= DICTIONARY_BYTES
@@ -285,7 +291,7 @@ async function* deflateItems(
 function brotliStreamOptions(level: number | undefined): zlib.BrotliOptions {
   return {
     chunkSize: 4096,
-    params: { [zlib.constants.BROTLI_PARAM_QUALITY]: Math.min(1, level ?? 1), [zlib.constants.BROTLI_PARAM_LGWIN]: 12 },
+    params: { [nodeZlib().constants.BROTLI_PARAM_QUALITY]: Math.min(1, level ?? 1), [nodeZlib().constants.BROTLI_PARAM_LGWIN]: 12 },
   };
 }
 
@@ -304,8 +310,8 @@ function compressStream(
 }
 
 async function* brotliItems(source: AsyncIterable<BodyChunk>, level: number | undefined): AsyncGenerator<Uint8Array> {
-  const stream = zlib.createBrotliCompress(brotliStreamOptions(level));
-  const flush = zlib.constants.BROTLI_OPERATION_FLUSH;
+  const stream = nodeZlib().createBrotliCompress(brotliStreamOptions(level));
+  const flush = nodeZlib().constants.BROTLI_OPERATION_FLUSH;
   const drain = (): Buffer | undefined => {
     const parts: Buffer[] = [];
     for (let chunk = stream.read() as Buffer | null; chunk !== null; chunk = stream.read() as Buffer | null) parts.push(chunk);
@@ -324,7 +330,7 @@ async function* brotliItems(source: AsyncIterable<BodyChunk>, level: number | un
     const first = drain();
     if (first !== undefined) rest.push(first);
     stream.on('data', (chunk: Buffer) => rest.push(chunk));
-    const ended = once(stream, 'end');
+    const ended = process.getBuiltinModule('node:events').once(stream, 'end');
     stream.end();
     await ended;
     if (rest.length > 0) yield Buffer.concat(rest);

@@ -1,7 +1,20 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+type NodeModules = {
+  'node:fs': typeof import('node:fs');
+  'node:module': typeof import('node:module');
+  'node:url': typeof import('node:url');
+};
+
+/**
+ * A Node built-in from the registry where there is one (Node, Bun, Deno), at its point of use: this
+ * module loads on workerd too, where there is neither a file system nor `import.meta.url` to resolve
+ * files by, and the pages then take their assets from the CDN (or `assetsUrl`).
+ */
+function builtin<Name extends keyof NodeModules>(name: Name): NodeModules[Name] {
+  const registry = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process?.getBuiltinModule;
+  const module = registry?.(name) as NodeModules[Name] | undefined;
+  if (module === undefined) throw new Error(`${name} is not available on this runtime`);
+  return module;
+}
 
 export interface DocsOptions {
   /** Shown in the page titles. */
@@ -17,6 +30,12 @@ export interface DocsOptions {
    * (`<cdn>/swagger-ui-dist@<version>/swagger-ui.css`), e.g. `https://cdn.jsdelivr.net/npm`.
    */
   cdn?: string;
+  /**
+   * Where the app serves Swagger UI's and ReDoc's files itself (a path or URL prefix), by their package
+   * file names: `<assetsUrl>/swagger-ui.css`, `/swagger-ui-bundle.js`, `/favicon-32x32.png` and
+   * `/redoc.standalone.js`. The pages link there instead of to fnapi's own copies or a CDN.
+   */
+  assetsUrl?: string;
   /** Path prefix of the served assets; default `/_fnapi/docs`. */
   assetsPrefix?: string;
 }
@@ -32,18 +51,20 @@ export interface DocsRoute {
 /** Where the assets are served unless `assetsPrefix` says otherwise. */
 export const DEFAULT_ASSETS_PREFIX = '/_fnapi/docs';
 
-const require = createRequire(import.meta.url);
-
 /** The prebuilt files copied in by the build (src/ and dist/ both sit one level below the package root). */
-const ASSETS = new URL('../assets/', import.meta.url);
+const assetsDir = () => new URL('../assets/', import.meta.url);
 
 /**
  * Where a file of `swagger-ui-dist` or `redoc` is: the copy the build put in assets/ (what a published
  * package has), else the package itself (the workspace, running from sources before a build).
  */
 function locate(specifier: string): string {
-  const copied = fileURLToPath(new URL(specifier, ASSETS));
-  return existsSync(copied) ? copied : require.resolve(specifier);
+  const copied = builtin('node:url').fileURLToPath(new URL(specifier, assetsDir()));
+  return builtin('node:fs').existsSync(copied)
+    ? copied
+    : builtin('node:module')
+        .createRequire(import.meta.url)
+        .resolve(specifier);
 }
 
 interface PackageInfo {
@@ -66,6 +87,16 @@ export const BUNDLED_DOCS_PACKAGES: DocsPackages = {
 
 export const FALLBACK_CDN = 'https://cdn.jsdelivr.net/npm';
 
+/**
+ * Subresource Integrity of the CDN files at the versions above (a test keeps them equal to the
+ * installed files): the pages' CDN tags carry them, so a changed file on the CDN is refused.
+ */
+export const BUNDLED_DOCS_INTEGRITY: Record<string, string> = {
+  'swagger-ui-dist/swagger-ui.css': 'sha384-WlYgdmXYOOBWL5apwjDEZwN+U3HmXSSu5R6V5aGxEcf7z+KuRNwBhoxKVN1i3D5I',
+  'swagger-ui-dist/swagger-ui-bundle.js': 'sha384-gjRm0bEPMeTmMh5jT2cHccIwCUZSTd8YC+j0d0sXw0MdGEfScduGpSyF3ZSSLkX9',
+  'redoc/bundles/redoc.standalone.js': 'sha384-w447zOpYfw/1Tv/5AK9NfHTlQIqE3RVR6KY62jCyy9zNDgO64cMwGGP1Fj0zJVf5',
+};
+
 let packages: DocsPackages | null | undefined;
 
 /** The installed packages' names and versions, or null when their files are not on disk (a bundle). */
@@ -82,13 +113,13 @@ export function installedDocsPackages(): DocsPackages | null {
 
 function readPackages(): DocsPackages {
   const read = (path: string): PackageInfo => {
-    const { name, version } = JSON.parse(readFileSync(path, 'utf8')) as PackageInfo;
+    const { name, version } = JSON.parse(builtin('node:fs').readFileSync(path, 'utf8')) as PackageInfo;
     return { name, version };
   };
   return {
     swagger: read(locate('swagger-ui-dist/package.json')),
     redoc: read(locate('redoc/package.json')),
-    self: read(fileURLToPath(new URL('../package.json', import.meta.url))),
+    self: read(builtin('node:url').fileURLToPath(new URL('../package.json', import.meta.url))),
   };
 }
 
@@ -98,11 +129,13 @@ const fileCache = new Map<string, Promise<Uint8Array>>();
 function loadFile(specifier: string, patch?: (text: string) => string): Promise<Uint8Array> {
   let pending = fileCache.get(specifier);
   if (!pending) {
-    pending = readFile(locate(specifier)).then((buffer) =>
-      patch
-        ? new TextEncoder().encode(patch(buffer.toString('utf8')))
-        : new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength),
-    );
+    pending = builtin('node:fs')
+      .promises.readFile(locate(specifier))
+      .then((buffer) =>
+        patch
+          ? new TextEncoder().encode(patch(buffer.toString('utf8')))
+          : new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength),
+      );
     pending.catch(() => fileCache.delete(specifier));
     fileCache.set(specifier, pending);
   }
@@ -167,6 +200,11 @@ function originOf(base: string): string {
   return url.origin;
 }
 
+/** The origin of an absolute http(s) URL, for the pages' policy; undefined for a path (same origin). */
+function absoluteOrigin(base: string): string | undefined {
+  return /^https?:\/\//i.test(base) ? originOf(base) : undefined;
+}
+
 function csp(directives: Record<string, string[]>): string {
   return Object.entries(directives)
     .map(([name, sources]) => `${name} ${sources.join(' ')}`)
@@ -196,9 +234,16 @@ export function docsRoutes(options: DocsOptions): DocsRoute[] {
   const { swagger, redoc, self } = installed ?? BUNDLED_DOCS_PACKAGES;
   const prefix = trimSlash(options.assetsPrefix ?? DEFAULT_ASSETS_PREFIX);
   // Without the files on disk (a bundled app) the pages still work, from the CDN.
-  const cdn = options.cdn !== undefined ? trimSlash(options.cdn) : installed === null ? FALLBACK_CDN : undefined;
-  const cdnOrigin = cdn !== undefined ? originOf(cdn) : undefined;
+  const assetsUrl = options.assetsUrl !== undefined ? trimSlash(options.assetsUrl) : undefined;
+  const cdn = options.cdn !== undefined ? trimSlash(options.cdn) : installed === null && assetsUrl === undefined ? FALLBACK_CDN : undefined;
+  const cdnOrigin = assetsUrl !== undefined ? absoluteOrigin(assetsUrl) : cdn !== undefined ? originOf(cdn) : undefined;
   const thirdPartyBase = cdn ?? prefix;
+  // The pinned files' hashes hold for a CDN serving these very versions.
+  const pinned = swagger.version === BUNDLED_DOCS_PACKAGES.swagger.version && redoc.version === BUNDLED_DOCS_PACKAGES.redoc.version;
+  const integrity = (specifier: string): string => {
+    const hash = cdn !== undefined && assetsUrl === undefined && pinned ? BUNDLED_DOCS_INTEGRITY[specifier] : undefined;
+    return hash === undefined ? '' : ` integrity="${hash}" crossorigin="anonymous"`;
+  };
 
   const swaggerDir = `${swagger.name}@${swagger.version}`;
   const redocDir = `${redoc.name}@${redoc.version}`;
@@ -211,6 +256,7 @@ export function docsRoutes(options: DocsOptions): DocsRoute[] {
     assets.push({ path, contentType, headers: { ...ASSET_HEADERS }, body });
   };
   const served = (dir: string, file: string, specifier: string, contentType: string, patch?: (text: string) => string) => {
+    if (assetsUrl !== undefined) return `${assetsUrl}/${file.slice(file.lastIndexOf('/') + 1)}`;
     const path = `${prefix}/${dir}/${file}`;
     if (cdn === undefined) asset(path, contentType, () => loadFile(specifier, patch));
     return `${thirdPartyBase}/${dir}/${file}`;
@@ -234,11 +280,11 @@ export function docsRoutes(options: DocsOptions): DocsRoute[] {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} - Swagger UI</title>
 <link rel="icon" type="image/png" href="${escapeHtml(icon)}">
-<link rel="stylesheet" href="${escapeHtml(css)}">
+<link rel="stylesheet" href="${escapeHtml(css)}"${integrity('swagger-ui-dist/swagger-ui.css')}>
 </head>
 <body>
 <div id="swagger-ui" data-openapi-url="${specUrl}"></div>
-<script src="${escapeHtml(bundle)}"></script>
+<script src="${escapeHtml(bundle)}"${integrity('swagger-ui-dist/swagger-ui-bundle.js')}></script>
 <script src="${escapeHtml(initPath)}"></script>
 </body>
 </html>
@@ -270,7 +316,7 @@ export function docsRoutes(options: DocsOptions): DocsRoute[] {
 </head>
 <body>
 <redoc spec-url="${specUrl}"></redoc>
-<script src="${escapeHtml(script)}"></script>
+<script src="${escapeHtml(script)}"${integrity('redoc/bundles/redoc.standalone.js')}></script>
 </body>
 </html>
 `;

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type * as ZodToOpenAPI from '@asteasolutions/zod-to-openapi';
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import {
@@ -38,7 +37,10 @@ function generator(): typeof ZodToOpenAPI {
   generatorModule ??= (
     typeof require === 'function'
       ? require('@asteasolutions/zod-to-openapi')
-      : createRequire(import.meta.url)('@asteasolutions/zod-to-openapi')
+      : // node:module from the registry at this one point of use: a Worker's bundle has no node:module.
+        (globalThis as { process?: { getBuiltinModule(name: string): typeof import('node:module') } })
+          .process!.getBuiltinModule('node:module')
+          .createRequire(import.meta.url)('@asteasolutions/zod-to-openapi')
   ) as typeof ZodToOpenAPI;
   return generatorModule;
 }

@@ -218,4 +218,45 @@ describe('bundled apps', () => {
     const { BUNDLED_DOCS_PACKAGES, installedDocsPackages } = await import('../src/docs.js');
     expect(installedDocsPackages()).toEqual(BUNDLED_DOCS_PACKAGES);
   });
+
+  it("BUNDLED_DOCS_INTEGRITY holds the installed files' SHA-384 (the CDN tags carry them)", async () => {
+    const { createHash } = await import('node:crypto');
+    const { BUNDLED_DOCS_INTEGRITY } = await import('../src/docs.js');
+    for (const [specifier, hash] of Object.entries(BUNDLED_DOCS_INTEGRITY)) {
+      expect(
+        `sha384-${createHash('sha384')
+          .update(readFileSync(require.resolve(specifier)))
+          .digest('base64')}`,
+      ).toBe(hash);
+    }
+  });
+
+  it('a CDN page carries integrity and crossorigin on every script and style sheet', async () => {
+    const routes = byPath(docsRoutes({ ...defaults, cdn: 'https://cdn.jsdelivr.net/npm' }));
+    const swagger = await text(routes.get('/docs')!);
+    expect(swagger).toMatch(
+      /<link rel="stylesheet" href="https:\/\/cdn\.jsdelivr\.net\/npm\/swagger-ui-dist@[^"]+" integrity="sha384-[^"]+" crossorigin="anonymous">/,
+    );
+    expect(swagger).toMatch(/swagger-ui-bundle\.js" integrity="sha384-[^"]+" crossorigin="anonymous"><\/script>/);
+    expect(await text(routes.get('/redoc')!)).toMatch(/redoc\.standalone\.js" integrity="sha384-[^"]+" crossorigin="anonymous"><\/script>/);
+  });
+});
+
+describe('assetsUrl (the API option docsAssetsUrl)', () => {
+  it('links the files where the app serves them, by their package file names, and serves none itself', async () => {
+    const routes = docsRoutes({ ...defaults, assetsUrl: '/static/docs/' });
+    const paths = routes.map((route) => route.path);
+    expect(paths.filter((path) => path.includes('swagger-ui-dist') || path.includes('redoc@'))).toEqual([]);
+    const page = await text(byPath(routes).get('/docs')!);
+    expect(page).toContain('href="/static/docs/swagger-ui.css"');
+    expect(page).toContain('src="/static/docs/swagger-ui-bundle.js"');
+    expect(page).toContain('href="/static/docs/favicon-32x32.png"');
+    expect(page).not.toContain('integrity=');
+    expect(await text(byPath(routes).get('/redoc')!)).toContain('src="/static/docs/redoc.standalone.js"');
+  });
+
+  it("allows an absolute assetsUrl's origin in the pages' policy", () => {
+    const page = byPath(docsRoutes({ ...defaults, assetsUrl: 'https://assets.example.com/docs' })).get('/docs')!;
+    expect(page.headers['content-security-policy']).toContain('https://assets.example.com');
+  });
 });

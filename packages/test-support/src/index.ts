@@ -144,3 +144,29 @@ export const TINY_PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
   'base64',
 );
+
+const runtimeBins = new URL('../node_modules/.bin/', import.meta.url);
+
+/**
+ * The Bun or Deno binary installed from the npm registry (devDependencies of this package, whose
+ * postinstall links the platform's binary), if it is there and runs.
+ */
+export function runtimeBinary(name: 'bun' | 'deno'): string | undefined {
+  const path = new URL(name, runtimeBins).pathname;
+  return existsSync(path) ? path : undefined;
+}
+
+/** Whether the runtime is there for `what`; skips loudly, or throws under `FNAPI_REQUIRE_SERVICES=1`. */
+export function runtimeAvailable(name: 'bun' | 'deno' | 'workerd', what: string): boolean {
+  if (name === 'workerd' || runtimeBinary(name) !== undefined) return true;
+  return unavailable(
+    `${name} (for ${what})`,
+    `no ${name} binary under packages/test-support/node_modules/.bin`,
+    'Run pnpm install (the package installs it; its postinstall must be allowed in onlyBuiltDependencies)',
+  );
+}
+
+/** miniflare (workerd from the npm registry), loaded when a test runs a Worker. */
+export async function loadMiniflare(): Promise<typeof import('miniflare')> {
+  return import('miniflare');
+}

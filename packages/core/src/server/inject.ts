@@ -1,5 +1,6 @@
 import type { Runtime } from '../runtime-contract.js';
 import { afterAnswer, answer } from '../wire/answer.js';
+import { concatBytes, utf8Length, utf8Text } from '../platform.js';
 import { requestFrom } from '../wire/request-from.js';
 import { toChunk } from '../wire/serialize.js';
 
@@ -32,7 +33,7 @@ export async function inject(app: Runtime, options: InjectOptions): Promise<Inje
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    headers['content-length'] = String(typeof body === 'string' ? utf8Length(body) : body.byteLength);
   }
   headers.host ??= 'localhost';
   const request = requestFrom({
@@ -57,9 +58,9 @@ export async function inject(app: Runtime, options: InjectOptions): Promise<Inje
   if (out.stream !== undefined) {
     const parts: Uint8Array[] = [];
     for await (const chunk of out.stream as AsyncIterable<string | Uint8Array>) parts.push(toChunk(chunk));
-    text = Buffer.concat(parts).toString('utf8');
+    text = utf8Text(concatBytes(parts));
   } else if (out.body !== null) {
-    text = typeof out.body === 'string' ? out.body : Buffer.from(out.body).toString('utf8');
+    text = typeof out.body === 'string' ? out.body : utf8Text(out.body);
   }
   afterAnswer(app, request);
   return {

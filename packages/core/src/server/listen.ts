@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Server } from 'node:net';
 
 /**
@@ -28,7 +27,7 @@ export class PortUnavailableError extends Error {
 export async function listen(server: Server, port: number, host: string): Promise<void> {
   server.listen(port, host);
   try {
-    await once(server, 'listening');
+    await process.getBuiltinModule('node:events').once(server, 'listening');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES') throw new PortUnavailableError(code, host, port);

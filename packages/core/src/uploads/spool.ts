@@ -1,13 +1,14 @@
 import type { WriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { brandUploadedFile, type UploadedFile } from '@fnapi/validation';
+import { nodeBuiltin } from '../platform.js';
 
 // Built-ins are taken from the registry when a form is read, not imported: a bundler hoists a static
 // import of a built-in to the top of a single-file bundle, so every app (a Lambda without uploads
 // too) would load node:crypto, node:fs and node:stream at start.
 const fs = () => process.getBuiltinModule('node:fs');
 const fsPromises = () => process.getBuiltinModule('node:fs/promises');
-const { join } = process.getBuiltinModule('node:path');
+const join = (...parts: string[]) => process.getBuiltinModule('node:path').join(...parts);
 
 /** One private directory per process and temp root; removed at exit, whatever is left in it. */
 const directories = new Map<string, string>();
@@ -72,15 +73,24 @@ export class MemoryFile implements UploadedFile {
   constructor(
     readonly name: string,
     readonly type: string,
-    private readonly content: Buffer,
+    private readonly content: Uint8Array,
   ) {
     brandUploadedFile(this);
   }
   get size(): number {
     return this.content.byteLength;
   }
+  /** A Node `Readable` where node:stream exists; elsewhere (workerd) a Web `ReadableStream`, async-iterable alike. */
   stream(): Readable {
-    return process.getBuiltinModule('node:stream').Readable.from([this.content]);
+    const stream = nodeBuiltin<typeof import('node:stream')>('node:stream');
+    if (stream !== undefined) return stream.Readable.from([this.content]);
+    const content = this.content;
+    return new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(content);
+        controller.close();
+      },
+    }) as unknown as Readable;
   }
   async bytes(): Promise<Uint8Array> {
     return this.content;

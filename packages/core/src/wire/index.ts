@@ -10,3 +10,5 @@ export { type BodySink, type NodeResponse, type NodeWriteOptions, streamBody, wr
 export { settleDeferred } from '../deferred.js';
 export { requestFrom, type RequestParts } from './request-from.js';
 export { answerWeb, toWebResponse, webParts } from './web.js';
+export type { Platform, RuntimeName } from '../platform.js';
+export { settleKept } from '../wait-until.js';

@@ -2,6 +2,7 @@ import { internalErrorProblem } from '../runtime.js';
 import { isInvalidHeaderName, isUnsafeHeaderValue, type ResponseHeaders } from '../headers.js';
 import type { Logger } from '../logger.js';
 import { statusHasBody } from '../http.js';
+import { utf8, utf8Length } from '../platform.js';
 import { type BodyChunk, problemResponse, type Response } from '../response.js';
 
 /** A response reduced to what every writer needs: status, a flat header list and the body. */
@@ -52,7 +53,7 @@ function serializeUnchecked(response: Response): Serialized {
     return { status, headers, body: null, stream };
   }
   const body = response.render();
-  const length = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+  const length = body === null ? 0 : typeof body === 'string' ? utf8Length(body) : body.byteLength;
   const type = body === null || hasContentType ? undefined : (response.contentType() ?? 'application/octet-stream');
   if (flat === undefined) {
     // Built whole rather than grown: the common answer's list in one allocation.
@@ -90,20 +91,24 @@ function checkedHeaders(headers: ResponseHeaders): (string | number)[] {
 }
 
 export function toChunk(chunk: BodyChunk): Uint8Array {
-  return typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+  return typeof chunk === 'string' ? utf8(chunk) : chunk;
 }
 
 /**
  * A Web stream over a response body: pulled chunk by chunk (a slow reader holds the producer back),
  * and cancelling it (the client went away) stops the producer.
  */
-export function toWebStream(source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>, onEnd?: () => void): ReadableStream<Uint8Array> {
+export function toWebStream(
+  source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>,
+  onEnd?: (completed: boolean) => void,
+): ReadableStream<Uint8Array> {
   const iterator = (source as AsyncIterable<BodyChunk>)[Symbol.asyncIterator]();
   let ended = false;
-  const end = () => {
+  // Once: `completed` when the producer finished, false when it failed or the reader went away.
+  const end = (completed: boolean) => {
     if (ended || onEnd === undefined) return;
     ended = true;
-    onEnd();
+    onEnd(completed);
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -111,19 +116,19 @@ export function toWebStream(source: AsyncIterable<BodyChunk> | ReadableStream<Bo
       try {
         next = await iterator.next();
       } catch (error) {
-        end();
+        end(false);
         throw error;
       }
       if (next.done) {
+        end(true);
         controller.close();
-        end();
       } else controller.enqueue(toChunk(next.value));
     },
     async cancel() {
       try {
         await iterator.return?.();
       } finally {
-        end();
+        end(false);
       }
     },
   });

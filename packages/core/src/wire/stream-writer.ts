@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { EventEmitter } from 'node:events';
 import type { BodyChunk } from '../response.js';
 import { toChunk } from './serialize.js';
@@ -68,6 +67,8 @@ export async function writeChunk(stream: ChunkSink, chunk: Uint8Array): Promise<
   // Waits for drain; a stream closed meanwhile (client gone) ends the wait too.
   const done = new AbortController();
   try {
+    // node:events from the registry, not imported: a Worker's bundle has no node:events.
+    const { once } = process.getBuiltinModule('node:events');
     await Promise.race([once(emitter, 'drain', { signal: done.signal }), once(emitter, 'close', { signal: done.signal })]);
   } finally {
     done.abort();
