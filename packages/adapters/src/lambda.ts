@@ -13,7 +13,17 @@ import {
   splitHeaders,
 } from './platform-result.js';
 import { decodeBody, encodeQuery, joinRawQuery, lowerCaseHeaders, protocolOf, stripPrefix, toWirePath } from './event-parts.js';
-import { afterAnswer, answer, type RequestParts, requestFrom, type Runtime, settleKept, streamBody, toChunk, writeChunk } from '@fnapi/core/transport';
+import {
+  afterAnswer,
+  answer,
+  type RequestParts,
+  requestFrom,
+  type Runtime,
+  settleKept,
+  streamBody,
+  toChunk,
+  writeChunk,
+} from '@fnapi/core/transport';
 
 // The event and result shapes, as far as the adapter reads or writes them (the full ones are in
 // `@types/aws-lambda`, which users need not install).

@@ -45,7 +45,6 @@ function platformRequest(
     protocol: proto === 'https' || (proto === undefined && encrypted) ? 'https' : 'http',
     client: { address: source.socket?.remoteAddress, port: source.socket?.remotePort },
     platform: { runtime, ctx: { req: source, res: response } },
-    platform: { runtime, ctx: { req: source, res: response } },
     body: (limit) => readPlatformBody(source, limit),
     onDisconnect: (abort) => {
       response.once('close', () => {

@@ -267,7 +267,9 @@ async function* deflateItems(
     size = (size + bytes.byteLength) >>> 0;
     const primed = dictionary === undefined ? options : { ...options, dictionary };
     const blocks =
-      bytes.byteLength <= SYNC_LIMIT ? nodeZlib().deflateRawSync(bytes, primed) : await promised((done) => nodeZlib().deflateRaw(bytes, primed, done));
+      bytes.byteLength <= SYNC_LIMIT
+        ? nodeZlib().deflateRawSync(bytes, primed)
+        : await promised((done) => nodeZlib().deflateRaw(bytes, primed, done));
     // A copy, so a large item is not kept alive by its last 4 KiB.
     dictionary = Buffer.from(
       bytes.byteLength >= DICTIONARY_BYTES

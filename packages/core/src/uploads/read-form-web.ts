@@ -3,9 +3,10 @@ import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from
 import { BYTES_TYPE, isTextContentType } from '../http.js';
 import { concatBytes, utf8, utf8Length } from '../platform.js';
 import type { Request } from '../request.js';
+import { bodyStreamOf, discardBodyOf } from '../request-access.js';
 import { REQUEST_INTERNALS } from '../request-internals.js';
-import type { ErrorPolicy } from '../runtime.js';
 import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT, MAX_FIELD_SIZE, MAX_PARTS } from './limits.js';
+import { cleanFileName } from './file-name.js';
 import { MemoryFile } from './spool.js';
 
 /**
@@ -49,11 +50,11 @@ export function loadFormParser(): Promise<void> {
 async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of request.bodyStream()) {
+  for await (const chunk of bodyStreamOf(request)) {
     const part = typeof chunk === 'string' ? utf8(chunk) : chunk;
     size += part.byteLength;
     if (size > limit) {
-      request.discardBody();
+      discardBodyOf(request);
       throw tooLarge(`Request body exceeds the upload limit of ${limit} bytes`);
     }
     parts.push(part);
@@ -61,15 +62,8 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
   return parts.length === 1 ? parts[0]! : concatBytes(parts, size);
 }
 
-/** The client's file name: its last path segment, control characters removed. */
-function cleanName(name: string): string {
-  const segment = name.slice(Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\')) + 1);
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
-  return segment.replace(/[\u0000-\u001f\u007f]/g, '');
-}
-
 export async function readForm(request: Request, plan: FormPlan): Promise<FormContent> {
-  const limits = (request[REQUEST_INTERNALS] as ErrorPolicy | undefined)?.limits;
+  const limits = request[REQUEST_INTERNALS]?.limits;
   const uploadLimit = limits?.uploadLimit ?? DEFAULT_UPLOAD_LIMIT;
   const maxFiles = limits?.maxFiles ?? DEFAULT_MAX_FILES;
   const body: Record<string, unknown> = Object.create(null);
@@ -78,14 +72,14 @@ export async function readForm(request: Request, plan: FormPlan): Promise<FormCo
   const contentType = request.headers.get('content-type');
   const mediaType = mediaTypeOf(contentType);
   if (mediaType === undefined || !plan.mediaTypes.includes(mediaType)) {
-    request.discardBody();
+    discardBodyOf(request);
     throw new UnsupportedMediaTypeError(
       `Expected ${plan.mediaTypes.join(' or ')}, got ${contentType ? `"${contentType}"` : 'no content type'}`,
     );
   }
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (declared > uploadLimit) {
-    request.discardBody();
+    discardBodyOf(request);
     throw tooLarge(`Request body exceeds the upload limit of ${uploadLimit} bytes`);
   }
   let bytes: Uint8Array;
@@ -126,7 +120,7 @@ export async function readForm(request: Request, plan: FormPlan): Promise<FormCo
       done: file.arrayBuffer().then(async (buffer) => {
         const content = new Uint8Array(buffer);
         const type = await detectType(content.subarray(0, SNIFF_BYTES), file.type);
-        return new MemoryFile(cleanName(file.name ?? ''), type, content);
+        return new MemoryFile(cleanFileName(file.name), type, content);
       }),
     });
   }
