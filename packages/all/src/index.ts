@@ -12,6 +12,7 @@ export * from '@fnapi/cache';
 export * from '@fnapi/jobs';
 export * from '@fnapi/monitoring';
 export * from '@fnapi/adapters';
+export * from '@fnapi/client';
 // Core's `Middleware` is the interface a middleware satisfies; @fnapi/middleware's is the base class
 // that implements it. The class is the one users extend, and it satisfies the interface.
 export { Middleware } from '@fnapi/middleware';
