@@ -48,9 +48,12 @@ describe.skipIf(!available)('RedisHub', () => {
     const sub = b.subscribe<{ n: number }>('room');
     await b.ready();
     await sleep(50);
-    for (let n = 0; n < 200; n++) void a.publish('room', { n });
+    const published: Promise<void>[] = [];
+    for (let n = 0; n < 200; n++) published.push(a.publish('room', { n }));
     const got = await take(sub, 200);
     expect(got.map((m) => m.n)).toEqual([...Array(200).keys()]);
+    // Counted once Redis acknowledged each PUBLISH, which may come after a subscriber already has it.
+    await Promise.all(published);
     expect(a.stats().published).toBe(200);
     expect(b.stats()).toMatchObject({ topics: 1, subscriptions: 1, delivered: 200, dropped: 0 });
   });

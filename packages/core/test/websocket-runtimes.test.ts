@@ -4,34 +4,17 @@
  * HTTP answers before any upgrade.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { REQUIRE_SERVICES } from '@fnapi/test-support';
+import { REQUIRE_SERVICES, runtimeBinary } from '@fnapi/test-support';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 
-const require = createRequire(import.meta.url);
-
-function binary(name: 'bun' | 'deno'): string | undefined {
-  try {
-    const from = createRequire(require.resolve(`${name}/package.json`));
-    const arch = process.arch === 'arm64' ? 'aarch64' : 'x64';
-    const path =
-      name === 'bun'
-        ? join(from.resolve(`@oven/bun-linux-${process.arch === 'arm64' ? 'aarch64' : 'x64'}/package.json`), '../bin/bun')
-        : join(from.resolve(`@deno/linux-${arch}-glibc/package.json`), '../deno');
-    return existsSync(path) ? path : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const runtimes = { bun: binary('bun'), deno: binary('deno') };
+const runtimes = { bun: runtimeBinary('bun'), deno: runtimeBinary('deno') };
 for (const [name, path] of Object.entries(runtimes)) {
   if (path === undefined && REQUIRE_SERVICES)
     throw new Error(`FNAPI_REQUIRE_SERVICES=1 but the ${name} binary (npm package "${name}") is missing`);

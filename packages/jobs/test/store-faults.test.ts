@@ -62,7 +62,10 @@ for (const c of cases) {
       const after = await eventually(() => count.enqueue({ n: 5 }).catch(() => undefined), 15_000, 'an enqueue after the restart');
       await eventually(() => (ran.length >= 6 ? true : undefined), 20_000, 'every job to run');
       expect([...ran].sort()).toEqual([0, 1, 2, 3, 4, 5]);
-      for (const job of [...before, after]) expect((await count.get(job.id))?.state).toBe('completed');
+      // A handler's return is recorded just after it ran: wait for each job's state to say so.
+      for (const job of [...before, after]) {
+        await eventually(async () => ((await count.get(job.id))?.state === 'completed' ? true : undefined), 10_000, `job ${job.id} completed`);
+      }
     }, 30_000);
   });
 }

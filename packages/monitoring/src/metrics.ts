@@ -7,7 +7,7 @@ import { AggregatorRegistry, Counter, collectDefaultMetrics, Histogram, Registry
 /** The registry of fnapi's metrics unless one is given: its own, not prom-client's global one. */
 export const metricsRegistry = new Registry();
 
-const STANDARD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE']);
+const STANDARD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'QUERY', 'OPTIONS', 'CONNECT', 'TRACE']);
 const DEFAULT_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 interface RequestMetrics {
