@@ -64,7 +64,11 @@ for (const c of cases) {
       expect([...ran].sort()).toEqual([0, 1, 2, 3, 4, 5]);
       // A handler's return is recorded just after it ran: wait for each job's state to say so.
       for (const job of [...before, after]) {
-        await eventually(async () => ((await count.get(job.id))?.state === 'completed' ? true : undefined), 10_000, `job ${job.id} completed`);
+        await eventually(
+          async () => ((await count.get(job.id))?.state === 'completed' ? true : undefined),
+          10_000,
+          `job ${job.id} completed`,
+        );
       }
     }, 30_000);
   });
