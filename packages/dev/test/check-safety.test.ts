@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { apiKeyRequired } from '@fnapi/auth';
-import { API, z } from '@fnapi/core';
+import { API, UnauthorizedError, z } from '@fnapi/core';
 import { TestClient } from '@fnapi/core/testing';
 import { RateLimitMiddleware } from '@fnapi/middleware';
 import { DATABASE_URL, serviceAvailable } from '@fnapi/test-support';
@@ -71,6 +71,20 @@ describe('operations not exercised fail the run', () => {
     const open = await checkContract(app, { runs: 30, seed: 1, headers: { 'X-API-Key': 'key-1' } });
     expect(open.failures, formatReport(open)).toEqual([]);
     expect(open.operations[0]!.valid).toEqual({ requests: 30, reached: 30, succeeded: 30 });
+  });
+
+  it("counts a public operation's own 401 (a login refusing unknown users) as reached", async () => {
+    const app = quiet();
+    app.post(
+      '/login',
+      { params: { username: z.string(), password: z.string() }, responses: { 401: 'Unknown user or wrong password' } },
+      function login(): never {
+        throw new UnauthorizedError('Unknown user or wrong password');
+      },
+    );
+    const report = await checkContract(app, { runs: 30, seed: 1 });
+    expect(report.failures, formatReport(report)).toEqual([]);
+    expect(report.operations[0]!.valid).toEqual({ requests: 30, reached: 30, succeeded: 0 });
   });
 });
 

@@ -40,6 +40,14 @@ export const READ_ONLY_METHODS = ['GET', 'HEAD', 'QUERY'];
 /** Answers that show a valid input never reached the handler (a guard, a rate limit, a draining or failed startup). */
 const NOT_REACHED = new Set([401, 429, 503]);
 
+/**
+ * Whether an answer to valid input says the handler was not reached: a 429 or 503 anywhere, a 401 only
+ * where a guard stands (a public operation's 401, a login's, comes from its handler).
+ */
+function notReached(op: { secured: boolean }, status: number): boolean {
+  return NOT_REACHED.has(status) && (status !== 401 || op.secured);
+}
+
 /** What `fnapi check` says before it calls anything. */
 export function checkWarning(methods: readonly string[] | undefined): string {
   const which = methods ? `the ${methods.join(', ')} operations` : 'every operation, DELETE included,';
@@ -180,7 +188,7 @@ export async function checkContract(app: CheckableApp, options: CheckOptions = {
           summary.requests++;
           if (kase.valid) {
             summary.valid.requests++;
-            if (NOT_REACHED.has(answer.status)) starved ??= { draft, answer };
+            if (notReached(op, answer.status)) starved ??= { draft, answer };
             else summary.valid.reached++;
             if (answer.status >= 200 && answer.status < 300) summary.valid.succeeded++;
           }
