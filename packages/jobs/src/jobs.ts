@@ -436,19 +436,21 @@ export class Jobs {
     if (kind.schedule !== undefined) {
       const queue = await this.guard(this.store.queue(kind.name));
       const schedule = kind.schedule;
-      await queue.upsertJobScheduler(
-        kind.name,
-        schedule.cron !== undefined ? { pattern: schedule.cron, tz: schedule.timezone ?? 'UTC' } : { every: schedule.every! * 1000 },
-        {
-          name: kind.name,
-          data: { payload: null } satisfies Envelope,
-          opts: {
-            attempts,
-            backoff: backoffOf(options.backoff),
-            removeOnComplete: { count: 100 },
-            removeOnFail: { count: options.keepFailed ?? 1000 },
+      await upsertScheduler(queue, kind.name, () =>
+        queue.upsertJobScheduler(
+          kind.name,
+          schedule.cron !== undefined ? { pattern: schedule.cron, tz: schedule.timezone ?? 'UTC' } : { every: schedule.every! * 1000 },
+          {
+            name: kind.name,
+            data: { payload: null } satisfies Envelope,
+            opts: {
+              attempts,
+              backoff: backoffOf(options.backoff),
+              removeOnComplete: { count: 100 },
+              removeOnFail: { count: options.keepFailed ?? 1000 },
+            },
           },
-        },
+        ),
       );
     }
   }
@@ -553,3 +555,21 @@ type InputOf<S> = S extends { readonly '~standard': { readonly types?: infer T }
     ? I
     : PayloadOf<S>
   : PayloadOf<S>;
+
+/**
+ * Sets a schedule up. Instances that start at the same moment race to create the schedule's next
+ * job: the loser is told the job already exists, which means the schedule is there, set up by the
+ * winner with the same settings.
+ */
+async function upsertScheduler(
+  queue: { getJobScheduler(id: string): Promise<unknown> },
+  id: string,
+  upsert: () => Promise<unknown>,
+): Promise<void> {
+  try {
+    await upsert();
+  } catch (error) {
+    if (!(error instanceof Error && /job ID already exists/i.test(error.message))) throw error;
+    if ((await queue.getJobScheduler(id)) == null) throw error;
+  }
+}
