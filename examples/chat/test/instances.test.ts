@@ -9,9 +9,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, REQUIRE_SERVICES } from '@fnapi/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { haproxyPath, type Instance, PrivateRedis, redisServerPath, startHaproxy, startInstance } from './support.js';
+import { PrivateRedis, redisServerInstalled } from '@fnapi/test-support/private-redis';
+import { haproxyPath, type Instance, startHaproxy, startInstance } from './support.js';
 
-const ready = haproxyPath() !== undefined && redisServerPath() !== undefined;
+const ready = haproxyPath() !== undefined && redisServerInstalled;
 if (!ready) {
   if (REQUIRE_SERVICES) throw new Error('FNAPI_REQUIRE_SERVICES=1 but HAProxy or redis-server is not installed');
   console.warn('!!! SKIPPED: HAProxy or redis-server is not installed (apt-get install haproxy redis-server)');

@@ -1,5 +1,5 @@
-// Child processes for the multi-instance test: a private redis-server (stopped and started by the
-// test, never the shared one), chat instances, and HAProxy in front of them.
+// Child processes for the multi-instance test: chat instances, and HAProxy in front of them (the
+// private redis-server comes from the test support).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,46 +10,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 export function haproxyPath(): string | undefined {
   return ['/usr/sbin/haproxy', '/usr/bin/haproxy', '/usr/local/sbin/haproxy'].find((p) => existsSync(p));
-}
-
-export function redisServerPath(): string | undefined {
-  return ['/usr/bin/redis-server', '/usr/local/bin/redis-server', '/usr/sbin/redis-server'].find((p) => existsSync(p));
-}
-
-export class PrivateRedis {
-  private child: ChildProcess | undefined;
-  private readonly dir = mkdtempSync(join(tmpdir(), 'fnapi-chat-redis-'));
-  constructor(readonly port: number) {}
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-  async start(): Promise<void> {
-    const child = spawn(
-      redisServerPath()!,
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    this.child = child;
-    await new Promise<void>((resolve, reject) => {
-      child.once('error', reject);
-      child.stdout!.on('data', (data: Buffer) => {
-        if (data.toString().includes('Ready to accept connections')) resolve();
-      });
-    });
-  }
-  async stop(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  }
-  async dispose(): Promise<void> {
-    await this.stop();
-    rmSync(this.dir, { recursive: true, force: true });
-  }
 }
 
 export interface Instance {

@@ -12,7 +12,7 @@ import { freePort, REDIS_URL, serviceAvailable } from '@fnapi/test-support';
 import { createClient } from 'redis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RedisHub } from '../src/index.js';
-import { PrivateRedis, redisServerInstalled } from './support/private-redis.js';
+import { PrivateRedis, redisServerInstalled } from '@fnapi/test-support/private-redis';
 
 const available = await serviceAvailable('Redis', REDIS_URL);
 const hubs: RedisHub[] = [];

@@ -11,7 +11,7 @@ import { type Logger, pino } from 'pino';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateLimitMiddleware, RedisRateLimitStore } from '../src/index.js';
-import { PrivateRedis, redisServerInstalled, untilAnswers } from './support/private-redis.js';
+import { PrivateRedis, redisServerInstalled, untilAnswers } from '@fnapi/test-support/private-redis';
 
 const available = await serviceAvailable('Redis', REDIS_URL);
 

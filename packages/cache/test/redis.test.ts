@@ -12,7 +12,7 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { variantsApp } from '../../middleware/test/variants.js';
 import { CacheMiddleware, RedisCacheStore } from '../src/index.js';
-import { PrivateRedis, redisServerInstalled, untilAnswers } from './support/private-redis.js';
+import { PrivateRedis, redisServerInstalled, untilAnswers } from '@fnapi/test-support/private-redis';
 
 const available = await serviceAvailable('Redis', REDIS_URL);
 

@@ -7,6 +7,7 @@ import { bodyStreamOf, discardBodyOf } from '../request-access.js';
 import { REQUEST_INTERNALS } from '../request-internals.js';
 import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT, MAX_FIELD_SIZE, MAX_PARTS } from './limits.js';
 import { cleanFileName } from './file-name.js';
+import { mediaTypeOf, put } from './form-fields.js';
 import { MemoryFile } from './spool.js';
 
 /**
@@ -24,22 +25,6 @@ export interface FormContent {
   body: Record<string, unknown>;
   /** Files whose content is outside their field's `types`. */
   issues: ValidationIssue[];
-}
-
-function mediaTypeOf(contentType: string | null): string | undefined {
-  if (!contentType) return undefined;
-  const semicolon = contentType.indexOf(';');
-  return (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
-}
-
-function put(body: Record<string, unknown>, name: string, array: boolean, value: unknown): number {
-  if (!array) {
-    body[name] = value;
-    return 0;
-  }
-  const list = (body[name] ??= []) as unknown[];
-  list.push(value);
-  return list.length - 1;
 }
 
 /** Nothing to load: the platform parses forms. */

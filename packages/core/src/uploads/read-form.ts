@@ -1,5 +1,6 @@
 import type { BusboyFileStream, BusboyInstance } from '@fastify/busboy';
 import { cleanFileName } from './file-name.js';
+import { mediaTypeOf, put } from './form-fields.js';
 import { UPLOADING } from './upload-timeout.js';
 import type { FormField, FormPlan, UploadedFile, ValidationIssue } from '@fnapi/validation';
 import { BadRequestError, HTTPError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
@@ -23,22 +24,6 @@ export interface FormContent {
 interface PendingFile {
   field: Extract<FormField, { kind: 'file' }>;
   done: Promise<UploadedFile>;
-}
-
-function mediaTypeOf(contentType: string | null): string | undefined {
-  if (!contentType) return undefined;
-  const semicolon = contentType.indexOf(';');
-  return (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
-}
-
-function put(body: Record<string, unknown>, name: string, array: boolean, value: unknown): number {
-  if (!array) {
-    body[name] = value;
-    return 0;
-  }
-  const list = (body[name] ??= []) as unknown[];
-  list.push(value);
-  return list.length - 1;
 }
 
 /**
