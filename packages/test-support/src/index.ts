@@ -145,14 +145,19 @@ export const TINY_PNG = Buffer.from(
   'base64',
 );
 
-const runtimeBins = new URL('../node_modules/.bin/', import.meta.url);
+const runtimePackages = new URL('../node_modules/', import.meta.url);
+/**
+ * Where each package's postinstall leaves the runtime itself. Not the `.bin` shims: they run the binary
+ * as a child of a shell (bun) or of node (deno), so killing the shim would leave the runtime running.
+ */
+const RUNTIME_EXECUTABLES = { bun: 'bun/bin/bun.exe', deno: 'deno/deno' } as const;
 
 /**
  * The Bun or Deno binary installed from the npm registry (devDependencies of this package, whose
  * postinstall links the platform's binary), if it is there and runs.
  */
 export function runtimeBinary(name: 'bun' | 'deno'): string | undefined {
-  const path = new URL(name, runtimeBins).pathname;
+  const path = new URL(RUNTIME_EXECUTABLES[name], runtimePackages).pathname;
   return existsSync(path) ? path : undefined;
 }
 
@@ -161,7 +166,7 @@ export function runtimeAvailable(name: 'bun' | 'deno' | 'workerd', what: string)
   if (name === 'workerd' || runtimeBinary(name) !== undefined) return true;
   return unavailable(
     `${name} (for ${what})`,
-    `no ${name} binary under packages/test-support/node_modules/.bin`,
+    `no ${name} binary under packages/test-support/node_modules/${RUNTIME_EXECUTABLES[name]}`,
     'Run pnpm install (the package installs it; its postinstall must be allowed in onlyBuiltDependencies)',
   );
 }
