@@ -250,10 +250,12 @@ export class API extends RouteGroup implements Runtime {
       this.started = undefined;
       this.isReady = false;
       this.serving.to('stopping');
-      // Work deferred by answered requests (`request.defer`), and work handed to `request.waitUntil`
-      // with no platform to take it, finish before anything closes.
+      // Work deferred by answered requests (`request.defer`), then work handed to `request.waitUntil`
+      // with no platform to take it (deferred tasks may hand some), finish before anything closes:
+      // both within one `shutdownTimeout`, not one each.
+      const deadline = performance.now() + this.limits.shutdownTimeout;
       await settleDeferred(this, this.limits.shutdownTimeout);
-      await settleKept(this.limits.shutdownTimeout);
+      await settleKept(Math.max(0, deadline - performance.now()));
       for (const callback of [...this.shutdownCallbacks].reverse()) {
         try {
           await callback();
