@@ -1,4 +1,13 @@
-import { compileBinder, compileForm, compiledParser, isArrayLikeSchema, type RawInput, type ValidationIssue } from '@fnapi/validation';
+import {
+  compileBinder,
+  compileForm,
+  compiledParser,
+  compileJsonWriter,
+  isArrayLikeSchema,
+  type JsonWriter,
+  type RawInput,
+  type ValidationIssue,
+} from '@fnapi/validation';
 import { isJsonContentType } from './http.js';
 import { type EndpointDefinition, type Guard, handlerMetadata } from './endpoint.js';
 import { GatewayTimeoutError, RequestValidationError, ResponseValidationError, UnsupportedMediaTypeError } from './errors.js';
@@ -7,7 +16,7 @@ import type { Request } from './request.js';
 import { headerValueOf, parseJsonOf } from './request-access.js';
 // Busboy and the disk spool where node:stream and a file system exist; the platform's form parser elsewhere.
 import { loadFormParser, readForm } from '#fnapi/form-reader';
-import { fromWebResponse, isWebResponse, JSONResponse, Response } from './response.js';
+import { fromWebResponse, isWebResponse, JSONResponse, Response, WrittenJSONResponse } from './response.js';
 import { compileStreamResult } from './streams.js';
 import { mergeResponseHeaders } from './cookies.js';
 import { pruneUnset } from './exclude-unset.js';
@@ -88,6 +97,9 @@ export function compileInvoker(
   const status = explicitStatus ?? 200;
   const label = `${method} ${path}`;
   const excludeUnset = options.responseExcludeUnset === true;
+  // The model's JSON writer checks and writes in one pass; it is made on the first answer, as the
+  // parser is, so an app that never calls the route (a cold start) does not generate it.
+  let writer: JsonWriter | undefined | null = model === undefined || excludeUnset ? null : undefined;
 
   const toResponse = (result: unknown): Response => {
     if (result instanceof Response) return result;
@@ -104,6 +116,17 @@ export function compileInvoker(
       }
     }
     if (model !== undefined) {
+      if (writer === undefined) writer = compileJsonWriter(options.response) ?? null;
+      const json = writer === null ? undefined : writer(body);
+      if (json !== undefined) {
+        const value = body;
+        // The writer vouched for the value, so zod accepts it.
+        const output = () => {
+          const parsed = model.safeParse(value);
+          return parsed.success ? parsed.data : value;
+        };
+        return new WrittenJSONResponse(json, output, code);
+      }
       const parsed = model.safeParse(body);
       if (!parsed.success) throw new ResponseValidationError(label, parsed.error.issues);
       body = excludeUnset ? pruneUnset(parsed.data, body) : parsed.data;

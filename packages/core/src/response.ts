@@ -22,7 +22,6 @@ function isBytes(value: unknown): value is Uint8Array | ArrayBuffer {
  */
 export class Response {
   statusCode: number;
-  content: unknown;
   mediaType: string | undefined;
   /**
    * The id of the request answered, written as `X-Request-ID` by the serializer (set by the runtime
@@ -30,12 +29,24 @@ export class Response {
    */
   requestId: string | undefined = undefined;
   private _headers: ResponseHeaders | undefined;
+  // Behind an accessor so that an answer written ahead (a response model's JSON) can make its
+  // content only when middleware reads it.
+  private _content: unknown;
 
   constructor(content?: unknown, options?: ResponseOptions) {
-    this.content = content;
+    this._content = content;
     this.statusCode = options?.statusCode ?? 200;
     this.mediaType = options?.mediaType;
     if (options?.headers !== undefined) this._headers = new ResponseHeaders(options.headers);
+  }
+
+  /** What the body is made from: an object or array (JSON), a string, bytes. Middleware may replace it. */
+  get content(): unknown {
+    return this._content;
+  }
+
+  set content(value: unknown) {
+    this._content = value;
   }
 
   get headers(): ResponseHeaders {
@@ -91,6 +102,39 @@ export class Response {
   /** The length of a streamed body when known in advance (sent as `Content-Length`). */
   streamLength(): number | undefined {
     return undefined;
+  }
+}
+
+/**
+ * The answer of an endpoint with a response model, its JSON already written by the model's writer.
+ * `content` is the model's output, made by `parse` only if something reads it; once read or
+ * replaced, the body is rendered from it as from any content.
+ */
+export class WrittenJSONResponse extends Response {
+  #text: string | undefined;
+  readonly #parse: () => unknown;
+
+  constructor(text: string, parse: () => unknown, statusCode: number) {
+    super(undefined, { statusCode, mediaType: JSON_TYPE });
+    this.#text = text;
+    this.#parse = parse;
+  }
+
+  override get content(): unknown {
+    if (this.#text !== undefined) {
+      super.content = this.#parse();
+      this.#text = undefined;
+    }
+    return super.content;
+  }
+
+  override set content(value: unknown) {
+    this.#text = undefined;
+    super.content = value;
+  }
+
+  override render(): string | Uint8Array | null {
+    return this.#text ?? super.render();
   }
 }
 

@@ -297,10 +297,13 @@ describe('bodies of endpoints with a response model', () => {
     app.addMiddleware(async (request, callNext) => {
       const response = await callNext(request);
       if (request.path === '/items/replaced') response.content = { replaced: true, count: (response.content as unknown[]).length };
+      // Read, then changed in place: the model's output (unknown keys dropped), and the change is sent.
+      if (request.path === '/items/grown') (response.content as { id: number; cost?: number }[]).push({ id: 4, cost: 1 });
       return response;
     });
     app.get('/items', { response: z.array(Item) }, () => items);
     app.get('/items/replaced', { response: z.array(Item) }, () => items);
+    app.get('/items/grown', { response: z.array(Item) }, () => items);
     return app;
   });
 
@@ -315,5 +318,14 @@ describe('bodies of endpoints with a response model', () => {
   it('follow a content that middleware replaced', async () => {
     const reply = await served.client.get('/items/replaced');
     expect(reply.json()).toEqual({ replaced: true, count: 3 });
+  });
+
+  it('show middleware the model output, and send what it changed in it', async () => {
+    const reply = await served.client.get('/items/grown');
+    const sent = reply.json() as { id: number }[];
+    expect(sent).toHaveLength(4);
+    expect(sent.slice(0, 3)).toEqual(JSON.parse(JSON.stringify(z.array(Item).parse(items))));
+    expect(sent[3]).toEqual({ id: 4, cost: 1 });
+    expect(items).toHaveLength(3);
   });
 });

@@ -34,6 +34,7 @@ export {
   type FormPlan,
 } from './uploads.js';
 export { compiledParser, type SchemaParser, type ParseIssue } from './compiled.js';
+export { compileJsonWriter, type JsonWriter } from './json-writer.js';
 export { isArrayLikeSchema, isOptional as isOptionalSchema } from './convert.js';
 export {
   ProblemDetailsSchema,
