@@ -1,4 +1,4 @@
-import { compiledParser, isZodSchema, type Schema, type SchemaInput, z } from '@fnapi/validation';
+import { compiledParser, compileJsonWriter, isZodSchema, type JsonWriter, type Schema, type SchemaInput, z } from '@fnapi/validation';
 import { HTTPError, ResponseValidationError, ServiceUnavailableError } from './errors.js';
 import { isPromiseLike } from './pipeline.js';
 import type { Request } from './request.js';
@@ -187,6 +187,12 @@ export function compileStream(spec: StreamSpec): (result: unknown, request: Requ
     if (!parsed.success) throw new ResponseValidationError(spec.label, parsed.error.issues, 'yielded an item');
     return parsed.data;
   };
+  // Items the model's JSON writer vouches for are written in one pass (made on the first item).
+  let writer: JsonWriter | null | undefined;
+  const text = (item: unknown): string => {
+    if (writer === undefined) writer = compileJsonWriter(spec.schema) ?? null;
+    return (writer === null ? undefined : writer(item)) ?? JSON.stringify(parse(item));
+  };
   // Named events (`events: { welcome: Welcome, … }`): each item is an `sseEvent` whose name picks its schema.
   const named = spec.named === undefined ? undefined : new Map(Object.entries(spec.named).map(([name, s]) => [name, compiledParser(s)]));
   const parseEvent = (event: SSEEvent): unknown => {
@@ -203,12 +209,12 @@ export function compileStream(spec: StreamSpec): (result: unknown, request: Requ
   };
   const encode =
     spec.kind === 'lines'
-      ? (item: unknown) => `${JSON.stringify(parse(item))}\n`
+      ? (item: unknown) => `${text(item)}\n`
       : (item: unknown) => {
           if (!isSSEEvent(item)) {
             // Named events need a name: a plain item has none, so it is refused like an unknown one.
             if (named !== undefined) parseEvent({ data: item } as SSEEvent);
-            return `data: ${JSON.stringify(parse(item))}\n\n`;
+            return `data: ${text(item)}\n\n`;
           }
           if (item.comment !== undefined) return `${lines(item.comment, ': ')}\n`;
           if (item.raw === true) return eventText(item, String(item.data));
