@@ -37,8 +37,10 @@ export { compiledParser, type SchemaParser, type ParseIssue } from './compiled.j
 export { isArrayLikeSchema, isOptional as isOptionalSchema } from './convert.js';
 export {
   ProblemDetailsSchema,
+  problemDetailsSchema,
   problemSchemaFor,
   ValidationProblemSchema,
+  validationProblemSchema,
   validationProblem,
   type ValidationProblem,
 } from './problem.js';
