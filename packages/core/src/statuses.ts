@@ -1,5 +1,5 @@
 import type { OperationResponse } from '@fnapi/openapi';
-import { describeParams, problemSchemaFor, type Schema, ValidationProblemSchema, type z } from '@fnapi/validation';
+import { describeParams, problemSchemaFor, type Schema, validationProblemSchema, type z } from '@fnapi/validation';
 import type { RegisteredEndpoint } from './compile.js';
 import { type DeclaredResponse, handlerMetadata } from './endpoint.js';
 import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from './http.js';
@@ -131,7 +131,7 @@ export function operationResponses(endpoint: RegisteredEndpoint, context: Status
       description: FRAMEWORK_DESCRIPTIONS[422]!,
       content: {
         mediaType: PROBLEM_JSON,
-        schema: context.validationErrorSchema ?? ValidationProblemSchema,
+        schema: context.validationErrorSchema ?? validationProblemSchema(),
         component: 'ValidationProblem',
       },
     });

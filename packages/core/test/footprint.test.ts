@@ -55,6 +55,10 @@ describe('loading core from a single-file bundle', () => {
     const text = readFileSync(bundle, 'utf8');
     expect(text).toContain('zod/v4/core/core.js');
     expect(text).not.toMatch(/__esm\(\{\s*"[^"]*\/zod\//);
+    // The problem-body schemas are built for a document only: their constants, which would build
+    // them at load, are left out of a bundle that does not import them.
+    expect(text).toContain('function validationProblemSchema(');
+    expect(text).not.toMatch(/\b(ValidationProblemSchema|ProblemDetailsSchema)\b/);
 
     const report = run([bundle, 'upload', 'log']);
     for (const step of ['import', 'hello']) {

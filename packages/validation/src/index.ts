@@ -38,8 +38,10 @@ export { compileJsonWriter, type JsonWriter } from './json-writer.js';
 export { isArrayLikeSchema, isOptional as isOptionalSchema } from './convert.js';
 export {
   ProblemDetailsSchema,
+  problemDetailsSchema,
   problemSchemaFor,
   ValidationProblemSchema,
+  validationProblemSchema,
   validationProblem,
   type ValidationProblem,
 } from './problem.js';

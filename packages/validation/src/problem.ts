@@ -9,32 +9,56 @@ function statusConst(status: number) {
   return z.literal(status).meta({ type: 'integer', const: status, description: 'The HTTP status code' });
 }
 
+function buildValidationProblemSchema() {
+  return z.object({
+    type: z.literal('about:blank'),
+    title: z.literal('Unprocessable Content'),
+    status: statusConst(422),
+    detail: z.string(),
+    errors: z.array(
+      z.object({
+        in: z.enum(['path', 'query', 'header', 'cookie', 'body']),
+        path: z.array(z.union([z.string(), z.number()])),
+        message: z.string(),
+        code: z.string(),
+      }),
+    ),
+  });
+}
+
+function buildProblemDetailsSchema() {
+  return z
+    .object({
+      type: z.string().describe('A URI reference identifying the problem type; `about:blank` when it is just the status'),
+      title: z.string().describe('Short summary of the problem type: the status reason phrase'),
+      status: z.int().min(100).max(599).describe('The HTTP status code'),
+      detail: z.string().optional().describe('Explanation specific to this occurrence'),
+      details: z.unknown().optional().describe('Structured data about this occurrence'),
+    })
+    .describe('RFC 9457 problem details');
+}
+
+// Both schemas are built when first asked for, not when the package loads: only documents use them,
+// and building zod schemas is a good part of what loading costs (a Lambda's cold start). The
+// constants below are the same objects, kept out of a bundle that does not use them (pure calls).
+let validationProblemSchemaValue: ReturnType<typeof buildValidationProblemSchema> | undefined;
+let problemDetailsSchemaValue: ReturnType<typeof buildProblemDetailsSchema> | undefined;
+
+/** `ValidationProblemSchema`, built on the first call. */
+export function validationProblemSchema(): ReturnType<typeof buildValidationProblemSchema> {
+  return (validationProblemSchemaValue ??= buildValidationProblemSchema());
+}
+
+/** `ProblemDetailsSchema`, built on the first call. */
+export function problemDetailsSchema(): ReturnType<typeof buildProblemDetailsSchema> {
+  return (problemDetailsSchemaValue ??= buildProblemDetailsSchema());
+}
+
 /** Zod schema of the 422 body: RFC 9457 problem details with one entry per validation issue. */
-export const ValidationProblemSchema = z.object({
-  type: z.literal('about:blank'),
-  title: z.literal('Unprocessable Content'),
-  status: statusConst(422),
-  detail: z.string(),
-  errors: z.array(
-    z.object({
-      in: z.enum(['path', 'query', 'header', 'cookie', 'body']),
-      path: z.array(z.union([z.string(), z.number()])),
-      message: z.string(),
-      code: z.string(),
-    }),
-  ),
-});
+export const ValidationProblemSchema = /* @__PURE__ */ validationProblemSchema();
 
 /** The problem-details body every error other than the 422 carries (RFC 9457). */
-export const ProblemDetailsSchema = z
-  .object({
-    type: z.string().describe('A URI reference identifying the problem type; `about:blank` when it is just the status'),
-    title: z.string().describe('Short summary of the problem type: the status reason phrase'),
-    status: z.int().min(100).max(599).describe('The HTTP status code'),
-    detail: z.string().optional().describe('Explanation specific to this occurrence'),
-    details: z.unknown().optional().describe('Structured data about this occurrence'),
-  })
-  .describe('RFC 9457 problem details');
+export const ProblemDetailsSchema = /* @__PURE__ */ problemDetailsSchema();
 
 const problemByStatus = new Map<number, z.ZodType>();
 
@@ -45,7 +69,9 @@ const problemByStatus = new Map<number, z.ZodType>();
 export function problemSchemaFor(status: number): z.ZodType {
   let schema = problemByStatus.get(status);
   if (schema === undefined) {
-    schema = ProblemDetailsSchema.extend({ status: statusConst(status) }).describe(`RFC 9457 problem details of a ${status} answer`);
+    schema = problemDetailsSchema()
+      .extend({ status: statusConst(status) })
+      .describe(`RFC 9457 problem details of a ${status} answer`);
     problemByStatus.set(status, schema);
   }
   return schema;

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { compileBinder, validationProblem, ValidationProblemSchema, z } from '../src/index.js';
+import {
+  compileBinder,
+  ProblemDetailsSchema,
+  problemDetailsSchema,
+  problemSchemaFor,
+  validationProblem,
+  ValidationProblemSchema,
+  validationProblemSchema,
+  z,
+} from '../src/index.js';
 
 describe('validationProblem', () => {
   it('builds the RFC 9457 body for 422', () => {
@@ -40,5 +49,20 @@ describe('validationProblem', () => {
         errors: [{ in: 'somewhere', path: [], message: 'x', code: 'y' }],
       }).success,
     ).toBe(false);
+  });
+});
+
+describe('the problem schemas built on first use', () => {
+  it('are the exported constants, one object each', () => {
+    expect(validationProblemSchema()).toBe(ValidationProblemSchema);
+    expect(validationProblemSchema()).toBe(validationProblemSchema());
+    expect(problemDetailsSchema()).toBe(ProblemDetailsSchema);
+  });
+
+  it('a status schema extends the problem details with that status', () => {
+    const schema = problemSchemaFor(404);
+    expect(schema.safeParse({ type: 'about:blank', title: 'Not Found', status: 404 }).success).toBe(true);
+    expect(schema.safeParse({ type: 'about:blank', title: 'Not Found', status: 400 }).success).toBe(false);
+    expect(problemSchemaFor(404)).toBe(schema);
   });
 });
