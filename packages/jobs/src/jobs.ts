@@ -112,8 +112,18 @@ export class JobKind<P = unknown, In = P> {
    * adds a job; resolves to its id. With `key`, a job already there under that key is returned instead.
    * While the store is unreachable it rejects with `ServiceUnavailableError` (503 if not caught).
    */
-  async enqueue(payload: In, options: EnqueueOptions = {}): Promise<{ id: string }> {
-    const value = await validatePayload(this.name, this.options.payload, payload);
+  enqueue(payload: In, options: EnqueueOptions = {}): Promise<{ id: string }> {
+    try {
+      const value = validatePayload(this.name, this.options.payload, payload);
+      // A plain schema answers at once: no turn of the event loop before the job is added.
+      if (value instanceof Promise) return value.then((parsed) => this.submit(parsed, options));
+      return this.submit(value, options);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  private submit(value: unknown, options: EnqueueOptions): Promise<{ id: string }> {
     let size: number;
     try {
       size = jsonSize(value);
@@ -143,10 +153,14 @@ interface Kind {
   schedule?: ScheduleOptions;
 }
 
-/** A running attempt, so that shutdown can abort its signal (made only if the handler reads it). */
+/**
+ * A running attempt, so that shutdown can abort its signal (made only if the handler reads it), and
+ * end the attempt (`fail`: the timeout's error, or REQUEUE) without waiting for its handler.
+ */
 interface Running {
   controller: AbortController | undefined;
   reason: unknown;
+  fail: ((reason: unknown) => void) | undefined;
 }
 
 function abortEntry(entry: Running, reason: unknown): void {
@@ -156,6 +170,10 @@ function abortEntry(entry: Running, reason: unknown): void {
 }
 
 const REQUEUE = Symbol('requeue');
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+}
 const KEY_ID_MAX = 200;
 
 function seconds(name: string, value: number | undefined, fallback: number): number {
@@ -177,6 +195,34 @@ function backoffOf(backoff: Backoff | number | undefined): { type: 'fixed' | 'ex
   if (backoff === undefined) return undefined;
   if (typeof backoff === 'number') return { type: 'fixed', delay: seconds('backoff', backoff, 0) * 1000 };
   return { type: backoff.type, delay: seconds('backoff.delay', backoff.delay, 0) * 1000 };
+}
+
+/** The BullMQ options that follow from a kind's `define` options, the same for each of its jobs. */
+interface KeptOptions {
+  attempts: number;
+  backoff: { type: 'fixed' | 'exponential'; delay: number } | undefined;
+  removeOnComplete: { count: number };
+  removeOnFail: { count: number };
+}
+
+const keptByRun = new WeakMap<RunOptions, KeptOptions>();
+
+/**
+ * A kind's options as BullMQ takes them, worked out at its first enqueue (an invalid `backoff` throws
+ * there, as before, at each enqueue) and kept: BullMQ copies the options it is given.
+ */
+function keptOptions(run: RunOptions): KeptOptions {
+  let kept = keptByRun.get(run);
+  if (kept === undefined) {
+    kept = {
+      attempts: Math.max(1, run.attempts ?? 1),
+      backoff: backoffOf(run.backoff),
+      removeOnComplete: { count: run.keepCompleted ?? 1000 },
+      removeOnFail: { count: run.keepFailed ?? 1000 },
+    };
+    keptByRun.set(run, kept);
+  }
+  return kept;
 }
 
 function stateOf(state: string): JobState | undefined {
@@ -206,9 +252,8 @@ export class Jobs {
   private readonly kinds = new Map<string, Kind>();
   private readonly workers = new Map<string, Worker>();
   private readonly running = new Set<Running>();
-  /** Rejects with REQUEUE when shutdown sends the running jobs back: every attempt races it. */
-  private stopping!: Promise<never>;
-  private requeueAll!: (reason: unknown) => void;
+  /** Set when shutdown sends the running jobs back: an attempt that starts after it goes back too. */
+  private requeued = false;
   private explicitLogger: Logger | undefined;
   private app: API | undefined;
   private metrics: Promise<JobMetrics | undefined> | undefined;
@@ -277,10 +322,7 @@ export class Jobs {
   start(): Promise<void> {
     this.started ??= (async () => {
       this.closing = undefined;
-      this.stopping = new Promise<never>((_resolve, reject) => {
-        this.requeueAll = reject;
-      });
-      this.stopping.catch(() => {});
+      this.requeued = false;
       for (const kind of this.kinds.values()) await this.startWorker(kind);
     })().catch((error: unknown) => {
       this.started = undefined;
@@ -333,7 +375,8 @@ export class Jobs {
       if ((await Promise.race([closed, late])) === 'late') {
         this.logger.warn({ running: this.running.size }, 'jobs still running at the shutdown timeout return to the queue');
         for (const entry of this.running) abortEntry(entry, new Error('The worker is shutting down; the job returns to the queue'));
-        this.requeueAll(REQUEUE);
+        this.requeued = true;
+        for (const entry of this.running) entry.fail?.(REQUEUE);
         await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5000))]);
         await Promise.allSettled(workers.map((worker) => worker.close(true)));
       }
@@ -357,15 +400,16 @@ export class Jobs {
       const existing = await this.guard(queue.getJob(jobId));
       if (existing !== undefined && (await this.guard(existing.getState())) === 'failed') await this.guard(existing.remove());
     }
+    const kept = keptOptions(run);
     const job = await this.guard(
       queue.add(name, data, {
         jobId,
         delay: delay * 1000,
         priority,
-        attempts: Math.max(1, run.attempts ?? 1),
-        backoff: backoffOf(run.backoff),
-        removeOnComplete: { count: run.keepCompleted ?? 1000 },
-        removeOnFail: { count: run.keepFailed ?? 1000 },
+        attempts: kept.attempts,
+        backoff: kept.backoff,
+        removeOnComplete: kept.removeOnComplete,
+        removeOnFail: kept.removeOnFail,
       }),
     );
     if (this.metricsReady) this.metricsReady.count(name, 'enqueued');
@@ -462,7 +506,7 @@ export class Jobs {
     const base = this.logger;
     let logger: Logger | undefined;
     // The signal and the child logger are made only if the handler reads them.
-    const entry: Running = { controller: undefined, reason: undefined };
+    const entry: Running = { controller: undefined, reason: undefined, fail: undefined };
     const context: JobContext = {
       id,
       name: kind.name,
@@ -479,26 +523,36 @@ export class Jobs {
       },
     };
     let timer: ReturnType<typeof setTimeout> | undefined;
-    let timedOut: Promise<never> | undefined;
     const timeout = kind.options.timeout;
     if (timeout !== undefined && timeout > 0) {
-      timedOut = new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => {
-          const error = new Error(`Job ${kind.name} timed out after ${timeout} s`);
-          error.name = 'JobTimeoutError';
-          abortEntry(entry, error);
-          reject(error);
-        }, timeout * 1000);
-      });
-      timedOut.catch(() => {});
+      timer = setTimeout(() => {
+        const error = new Error(`Job ${kind.name} timed out after ${timeout} s`);
+        error.name = 'JobTimeoutError';
+        abortEntry(entry, error);
+        entry.fail?.(error);
+      }, timeout * 1000);
     }
     this.running.add(entry);
     const started = performance.now();
     try {
-      const result = await inConsumerSpan({ name: kind.name, id, attempt }, data.trace, () => {
-        const run = Promise.resolve().then(() => kind.handler(data.payload, context));
-        return Promise.race(timedOut === undefined ? [run, this.stopping] : [run, this.stopping, timedOut]);
-      });
+      // The attempt ends with its handler, or earlier by `entry.fail` (its timeout, or shutdown).
+      const result = await inConsumerSpan(
+        { name: kind.name, id, attempt },
+        data.trace,
+        () =>
+          new Promise<unknown>((resolve, reject) => {
+            entry.fail = reject;
+            try {
+              const result = kind.handler(data.payload, context);
+              // Not resolve(promise): that would lock this promise in to the handler's, and `fail` could not end it.
+              if (isThenable(result)) result.then(resolve, reject);
+              else resolve(result);
+            } catch (error) {
+              reject(error as Error);
+            }
+            if (this.requeued) reject(REQUEUE);
+          }),
+      );
       const value = result === undefined ? null : result;
       if (value !== null && jsonSize(value) > MAX_JSON_BYTES)
         throw new Error(`Result of job ${kind.name} is over ${MAX_JSON_BYTES} bytes as JSON`);

@@ -40,6 +40,7 @@ interface RedisClient {
   connect(): Promise<unknown>;
   close(): Promise<unknown>;
   destroy(): void;
+  duplicate(overrides: { disableOfflineQueue: boolean }): RedisClient;
   on(event: string, listener: (error: unknown) => void): unknown;
   once(event: string, listener: () => void): unknown;
   off(event: string, listener: () => void): unknown;
@@ -189,14 +190,22 @@ export class Store {
   private async redisClient(role: string, failFast: boolean): Promise<RedisClient> {
     redisModule ??= import('redis');
     const { createClient } = await redisModule;
-    const client: RedisClient = createClient({
+    // The same options for every client: node-redis builds a client class (every command on its
+    // prototype) per distinct options and keeps only the last, so a producer and a worker made with
+    // different ones would each build their own, and the code that calls them would serve two classes
+    // per job. The producer is a duplicate of such a client, which shares its class.
+    const made: RedisClient = createClient({
       url: this.options.redis,
-      disableOfflineQueue: failFast,
       socket: {
         connectTimeout: 2000,
         reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000),
       },
     });
+    let client = made;
+    if (failFast) {
+      client = made.duplicate({ disableOfflineQueue: true });
+      made.destroy();
+    }
     client.on('error', (error: unknown) => this.onError(error, role));
     // Every BullMQ queue and worker on this client listens to its events: no leak warning for that.
     (client as unknown as { setMaxListeners?(n: number): void }).setMaxListeners?.(0);

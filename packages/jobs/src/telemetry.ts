@@ -23,7 +23,7 @@ let jobsTracer: ReturnType<typeof trace.getTracer> | undefined;
  * Runs a job inside a CONSUMER span named `<job> process`, linked (not parented: a job runs on its
  * own time) to the span of the request that enqueued it.
  */
-export async function inConsumerSpan<T>(
+export function inConsumerSpan<T>(
   job: { name: string; id: string; attempt: number },
   link: TraceLink | undefined,
   run: () => Promise<T>,
@@ -45,8 +45,12 @@ export async function inConsumerSpan<T>(
     },
     ROOT_CONTEXT,
   );
-  // No SDK, or not sampled: nothing to record, no context to carry.
+  // No SDK, or not sampled: nothing to record, no context to carry, no promise of its own.
   if (!span.isRecording()) return run();
+  return recorded(span, run);
+}
+
+async function recorded<T>(span: Span, run: () => Promise<T>): Promise<T> {
   try {
     const result = await context.with(trace.setSpan(ROOT_CONTEXT, span), run);
     span.setStatus({ code: SpanStatusCode.OK });
