@@ -34,6 +34,7 @@ export {
   type FormPlan,
 } from './uploads.js';
 export { compiledParser, type SchemaParser, type ParseIssue } from './compiled.js';
+export { generateFunction } from './generate.js';
 export { isArrayLikeSchema, isOptional as isOptionalSchema } from './convert.js';
 export {
   ProblemDetailsSchema,
