@@ -98,11 +98,52 @@ export function joinPath(prefix: string, route: string): string {
   return normalised.length > 1 && normalised.endsWith('/') && !route.endsWith('/') ? normalised.slice(0, -1) : normalised;
 }
 
+/** Paths up to this long are found by length first. */
+const SHORT_PATH = 64;
+/** Past this many static paths of one length, the map finds them. */
+const FEW_PATHS = 8;
+
+/** The static paths of one length, each beside its match. */
+interface SameLength<T> {
+  paths: string[];
+  matches: RouteMatch<T>[];
+}
+
 class MethodTable<T> {
   /** Static routes keep a ready match object: finding one allocates nothing. */
   readonly static = new Map<string, RouteMatch<T>>();
+  /**
+   * The static paths up to `SHORT_PATH` characters by length: a request's path is compared with the
+   * few of its length (undefined: none, so no lookup at all), rather than hashed for the map (a path
+   * is a new string on every request, so its hash is computed every time). `null` where there are too
+   * many of one length: the map then.
+   */
+  readonly byLength: (SameLength<T> | null | undefined)[] = [];
   readonly root: Node<T> = node();
   hasDynamic = false;
+
+  addStatic(path: string, match: RouteMatch<T>): void {
+    this.static.set(path, match);
+    if (path.length > SHORT_PATH) return;
+    const same = this.byLength[path.length];
+    if (same === null) return;
+    if (same === undefined) this.byLength[path.length] = { paths: [path], matches: [match] };
+    else if (same.paths.length >= FEW_PATHS) this.byLength[path.length] = null;
+    else {
+      same.paths.push(path);
+      same.matches.push(match);
+    }
+  }
+
+  findStatic(path: string): RouteMatch<T> | undefined {
+    if (path.length > SHORT_PATH) return this.static.get(path);
+    const same = this.byLength[path.length];
+    if (same === undefined) return undefined;
+    if (same === null) return this.static.get(path);
+    const paths = same.paths;
+    for (let i = 0; i < paths.length; i++) if (paths[i] === path) return same.matches[i];
+    return undefined;
+  }
 }
 
 export class RouteTable<T> {
@@ -117,10 +158,10 @@ export class RouteTable<T> {
     if (!template.includes('{')) {
       if (table.static.has(template)) return false;
       const match = Object.freeze({ value, params: NO_PARAMS });
-      table.static.set(template, match);
+      table.addStatic(template, match);
       // A request for a non-ASCII path arrives percent-encoded.
       const encoded = encodeURI(template);
-      if (encoded !== template) table.static.set(encoded, match);
+      if (encoded !== template) table.addStatic(encoded, match);
       return true;
     }
     let current = table.root;
@@ -162,7 +203,7 @@ export class RouteTable<T> {
   match(method: string, path: string): RouteMatch<T> | undefined {
     const table = this.methods.get(method);
     if (table === undefined) return undefined;
-    const found = table.static.get(path);
+    const found = table.findStatic(path);
     if (found !== undefined) return found;
     if (!table.hasDynamic || path.charCodeAt(0) !== 47 /* / */) return undefined;
     // Matching calls no other code, so one array per table holds the values while a path is walked.

@@ -106,6 +106,21 @@ describe('RouteTable', () => {
     }
   });
 
+  it('finds static paths among many of one length, and long ones', () => {
+    const table = new RouteTable<number>();
+    const paths = Array.from({ length: 12 }, (_, i) => `/p${String(i).padStart(2, '0')}`);
+    for (const [i, path] of paths.entries()) table.add('GET', path, i);
+    const long = `/${'x'.repeat(80)}`;
+    table.add('GET', long, 100);
+    table.add('GET', '/caf\u00e9', 101);
+    for (const [i, path] of paths.entries()) expect(table.match('GET', path)?.value).toBe(i);
+    expect(table.match('GET', '/p12')).toBeUndefined();
+    expect(table.match('GET', long)?.value).toBe(100);
+    expect(table.match('GET', `${long}y`)).toBeUndefined();
+    expect(table.match('GET', '/caf%C3%A9')?.value).toBe(101);
+    expect(table.match('GET', '/abc')).toBeUndefined();
+  });
+
   it('names path parameters and joins prefixes', () => {
     expect(pathParamNames('/users/{user_id}/posts/{post_id}')).toEqual(['user_id', 'post_id']);
     expect(() => pathParamNames('/a/{id}/b/{id}')).toThrow(/repeats/);
