@@ -343,6 +343,14 @@ export class API extends RouteGroup implements Runtime {
     return (this.runtime ?? this.compiled()).serve(request);
   }
 
+  /**
+   * `serve` for servers that write the answer themselves: `deliver(response, context)` is called once,
+   * at once when the answer is synchronous, else from the one continuation of the app's promise.
+   */
+  serveThen<C>(request: Request, deliver: (response: Response, context: C) => void, context: C): void {
+    (this.runtime ?? this.compiled()).serveThen(request, deliver, context);
+  }
+
   /** Whether a request's route answers while startup runs, without waiting for it (health probes). */
   servesWhileStarting(request: Request): boolean {
     return this.compiled().servesWhileStarting(request);

@@ -45,7 +45,7 @@ function nestingDepthExceeds(text: string, max: number): boolean {
   return false;
 }
 
-const SUSPICIOUS_KEYS = /"(?:__proto__|constructor)"|\\u/;
+const PROTOTYPE_KEYS = /"(?:__proto__|constructor)"/;
 
 function rejectPrototypeKeys(key: string, value: unknown): unknown {
   if (key === '__proto__' || (key === 'constructor' && value && typeof value === 'object' && 'prototype' in value)) {
@@ -70,8 +70,9 @@ export function parseJsonBody(text: string): unknown {
     throw new BadRequestError(`Malformed JSON body: ${(error as Error).message}`);
   }
   // Keys may be written with escapes (`"\u005f_proto__"`): any `\u` escape gets the full check too.
-  // One regular-expression pass finds all three (three `includes` scans cost twice as much).
-  if (SUSPICIOUS_KEYS.test(text)) {
+  // A search for `\u`, then one regular-expression pass for both keys, costs less than one expression
+  // for all three (which tries two alternatives at every quote) and far less than three searches.
+  if (text.includes('\\u') || PROTOTYPE_KEYS.test(text)) {
     try {
       JSON.parse(text, rejectPrototypeKeys);
     } catch (error) {

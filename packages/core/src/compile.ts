@@ -1,7 +1,7 @@
 import type { RouteEntry } from './route-group.js';
 import { handlerMetadata } from './endpoint.js';
 import { endpointMiddleware } from './endpoint-middleware.js';
-import { compileInvoker } from './invoke.js';
+import { compileInvoker, stepThen } from './invoke.js';
 import { activeMiddleware, composeActive, type Step } from './pipeline.js';
 import { RouteTable } from './route-table.js';
 import { AppRuntime, type CompiledRoute, endpointBoundary, type RuntimeOptions } from './runtime.js';
@@ -54,8 +54,11 @@ export function compile(input: CompileInput): AppRuntime {
         ? endpoint.invoker
         : composeActive(middleware, endpointBoundary(endpoint.invoker));
     const servesWhileStarting = handlerMetadata(endpoint.definition.handler)?.servesWhileStarting === true;
-    table.add(endpoint.method, endpoint.path, { template: endpoint.path, run, servesWhileStarting });
+    // Where the endpoint is the whole route, its callback form is the route's too.
+    const runThen = run === endpoint.invoker ? stepThen(run) : undefined;
+    table.add(endpoint.method, endpoint.path, { template: endpoint.path, run, runThen, servesWhileStarting });
   }
-  for (const builtin of input.builtins) table.add('GET', builtin.path, { template: builtin.path, run: builtin.run });
+  for (const builtin of input.builtins)
+    table.add('GET', builtin.path, { template: builtin.path, run: builtin.run, runThen: undefined, servesWhileStarting: false });
   return new AppRuntime({ ...input, middleware: appMiddleware, table });
 }

@@ -60,7 +60,10 @@ let counter = 0;
 
 export function generateRequestId(): string {
   counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
-  return `${PREFIX}-${counter.toString(36)}`;
+  // `trim()` (there is nothing to trim) hands back the joined text as one flat string: V8 keeps a
+  // concatenation of 13 or more characters as a rope, and node:http tests every header value with a
+  // regular expression, which on a rope takes V8's slow path (about a thousand instructions more).
+  return `${PREFIX}-${counter.toString(36)}`.trim();
 }
 
 /** 1–128 visible ASCII characters: anything else (empty, too long, spaces, control bytes) is replaced. */

@@ -11,9 +11,9 @@ import {
 import { isJsonContentType } from './http.js';
 import { type EndpointDefinition, type Guard, handlerMetadata } from './endpoint.js';
 import { GatewayTimeoutError, RequestValidationError, ResponseValidationError, UnsupportedMediaTypeError } from './errors.js';
-import { isPromiseLike, type MaybePromise, type Step } from './pipeline.js';
+import { isPromiseLike, type MaybePromise, settle, type Step, type StepThen } from './pipeline.js';
 import type { Request } from './request.js';
-import { headerValueOf, parseJsonOf } from './request-access.js';
+import { headerValueOf, parseJsonOf, readBytesOf } from './request-access.js';
 // Busboy and the disk spool where node:stream and a file system exist; the platform's form parser elsewhere.
 import { loadFormParser, readForm } from '#fnapi/form-reader';
 import { fromWebResponse, isWebResponse, JSONResponse, Response, WrittenJSONResponse } from './response.js';
@@ -22,6 +22,19 @@ import { mergeResponseHeaders } from './cookies.js';
 import { pruneUnset } from './exclude-unset.js';
 import { FileResponse } from './file-response.js';
 import { isBinarySchema } from './binary.js';
+
+/** An endpoint's step with its callback form, `stepThen(step)`. */
+const THEN = Symbol('fnapi.stepThen');
+
+function withThen(step: Step, then: StepThen): Step {
+  (step as Step & { [THEN]?: StepThen })[THEN] = then;
+  return step;
+}
+
+/** The callback form of a compiled endpoint (`compileInvoker`), where it has one. */
+export function stepThen(step: Step): StepThen | undefined {
+  return (step as Step & { [THEN]?: StepThen })[THEN];
+}
 
 /** Runs an endpoint's guards in order, before anything of the request is read. */
 async function runGuards(guards: readonly Guard[], request: Request): Promise<void> {
@@ -62,7 +75,10 @@ class RawView implements RawInput {
   get headers(): RawInput['headers'] {
     return this.request.headers;
   }
-  cookies = (): Record<string, string | undefined> => this.request.cookies;
+  // A method, not an arrow field: a view costs no closure.
+  cookies(): Record<string, string | undefined> {
+    return this.request.cookies;
+  }
 }
 
 /**
@@ -163,6 +179,24 @@ export function compileInvoker(
     if (issues?.length) throw new RequestValidationError(issues);
     return callHandler(bound.value, request);
   };
+  // A JSON body parsed and bound where it has been read: in the transport's callback (node:http), or
+  // in the continuation of the one promise of the body.
+  const readAndCall: StepThen = (request, done) => {
+    readBytesOf(request, (error, bytes) => {
+      if (bytes === undefined) {
+        done(error, undefined);
+        return;
+      }
+      let out: MaybePromise<Response>;
+      try {
+        out = bindAndCall(request, bytes.byteLength === 0 ? undefined : parseJsonOf(request, bytes));
+      } catch (failure) {
+        done(failure, undefined);
+        return;
+      }
+      settle(out, done);
+    });
+  };
   // Sync all the way down when the route reads no body and the handler is sync: no promise at all.
   // One promise for the body: the bytes are parsed and bound in the same continuation.
   const callWithBody: Step = (request) => {
@@ -190,12 +224,28 @@ export function compileInvoker(
         ? (request) => callHandler({}, request)
         : (request) => bindAndCall(request, undefined);
   const unguarded = afterGuards ? afterGuards(bound) : bound;
+  // `callWithBody` handing its answer to a callback: a JSON body read by a transport that calls back
+  // (node:http) then costs no promise at all.
+  const callWithBodyThen: StepThen = (request, done) => {
+    if (bodyState(request) === 'json') {
+      readAndCall(request, done);
+      return;
+    }
+    let out: MaybePromise<Response>;
+    try {
+      out = callWithBody(request);
+    } catch (error) {
+      done(error, undefined);
+      return;
+    }
+    settle(out, done);
+  };
 
   const guards = handlerMetadata(handler)?.guards ?? [];
   const call: Step = guards.length === 0 ? unguarded : (request) => runGuards(guards, request).then(() => unguarded(request));
 
   const timeout = options.timeout;
-  if (timeout === undefined || timeout <= 0) return call;
+  if (timeout === undefined || timeout <= 0) return call === callWithBody ? withThen(call, callWithBodyThen) : call;
   const ms = timeout * 1000;
   return (request) =>
     new Promise<Response>((resolve, reject) => {

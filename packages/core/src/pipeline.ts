@@ -19,6 +19,25 @@ export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
  */
 export type Step = (request: Request) => MaybePromise<Response>;
 
+/** Takes a step's answer: `done(undefined, response)`, or `done(error, undefined)` when it failed. */
+export type StepDone = (error: unknown, response: Response | undefined) => void;
+
+/**
+ * A step that hands its answer to `done` instead of returning it (never throwing): an endpoint that
+ * reads a body offers one, so that a server taking answers in a callback costs no promise for it.
+ */
+export type StepThen = (request: Request, done: StepDone) => void;
+
+/** Hands a step's answer, or its failure, to `done`. */
+export function settle(out: MaybePromise<Response>, done: StepDone): void {
+  if (out instanceof Promise)
+    out.then(
+      (response) => done(undefined, response),
+      (error: unknown) => done(error, undefined),
+    );
+  else done(undefined, out);
+}
+
 export type MiddlewareResult = Response | globalThis.Response | Promise<Response | globalThis.Response>;
 
 /** Anything with `dispatch(request, callNext)`. */

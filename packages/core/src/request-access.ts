@@ -9,6 +9,15 @@ export function headerValueOf(request: Request, name: string): string | undefine
   return request['headerValue'](name);
 }
 
+/**
+ * The raw body handed to `done(error, bytes)` once read (`bytes` undefined when reading failed),
+ * without a promise where the transport reads with a callback.
+ */
+export function readBytesOf(request: Request, done: (error: unknown, bytes: Uint8Array | undefined) => void): void {
+  // biome-ignore lint/complexity/useLiteralKeys: a private member, reached by element access
+  request['readBytes'](done);
+}
+
 /** Parses the body bytes as JSON once; later `json()` calls get the same value. */
 export function parseJsonOf(request: Request, bytes: Uint8Array): unknown {
   // biome-ignore lint/complexity/useLiteralKeys: a private member, reached by element access

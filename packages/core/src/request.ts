@@ -63,6 +63,12 @@ export interface RequestInit {
   onBodyRefused?: () => void;
   /** One header's value (repeats joined), for a transport that can find it without building every header. */
   headerValue?: (name: string) => string | undefined;
+  /**
+   * Reads the whole body with the limit and calls `done` once, with the bytes or with the error (413
+   * past the limit); later calls get the same outcome. Given by a transport that reads with events
+   * (node:http), so that a route's body is read, parsed and bound without a promise.
+   */
+  readBody?: (limit: number, done: (error: unknown, bytes: Uint8Array | undefined) => void) => void;
   /** The body as it arrives, unbuffered and unlimited (uploads); default: a streamed `body` as it comes, else the bytes at once. */
   bodyStream?: () => AsyncIterable<Uint8Array | string>;
   /**
@@ -117,6 +123,7 @@ export class Request {
   private _id: string | undefined;
   private _ip: string | undefined | null = null;
   private _logger: Logger | undefined;
+  private _contentLength: string | undefined | null = null;
   private _responseHeaders: Headers | undefined;
   /** The parts the request was built from (body source, disconnect hook), read only when used. */
   private readonly _init: RequestInit;
@@ -316,15 +323,36 @@ export class Request {
     return decodeText(await this.bytes());
   }
 
+  /**
+   * The raw body handed to `done(error, bytes)` once read (`bytes` undefined when reading failed):
+   * without a promise where the transport reads with a callback (`readBody`), so that the binder
+   * reads, parses and binds a body with none. Later `bytes()` calls get the same outcome. Internal.
+   */
+  private readBytes(done: (error: unknown, bytes: Uint8Array | undefined) => void): void {
+    const init = this._init;
+    const limit = this.bodyLimit;
+    // Already read through `bytes()`, or a body refused unread (a declared length past the limit):
+    // the promise says it.
+    if (this._bytes !== undefined || init.readBody === undefined || this.declaredTooLarge(limit)) {
+      this.bytes().then(
+        (bytes) => done(undefined, bytes),
+        (error: unknown) => done(error, undefined),
+      );
+      return;
+    }
+    init.readBody(limit, done);
+  }
+
   /** The parsed JSON body; 400 when it is malformed or empty. */
   json<T = unknown>(): Promise<T> {
-    this._json ??= this.bytes().then((bytes) => this.parseJson(bytes));
+    this._json ??= this._jsonParsed ? Promise.resolve(this._jsonValue) : this.bytes().then((bytes) => this.parseJson(bytes));
     return this._json as Promise<T>;
   }
 
   /**
    * Parses the body bytes as JSON once and keeps the value for every later `json()` (the binder
-   * calls this with the bytes it already awaited, saving a promise per request).
+   * calls this with the bytes it already awaited, saving a promise per request; `json()` makes its
+   * promise of the kept value only if it is called).
    */
   private parseJson(bytes: Uint8Array): unknown {
     if (this._jsonParsed) return this._jsonValue;
@@ -332,7 +360,6 @@ export class Request {
     const value = parseJsonBody(decodeText(bytes));
     this._jsonParsed = true;
     this._jsonValue = value;
-    this._json ??= Promise.resolve(value);
     return value;
   }
 
@@ -386,7 +413,7 @@ export class Request {
   /** True when the request announces or may carry a body. */
   get hasBody(): boolean {
     if (this._init.hasBody !== undefined) return this._init.hasBody;
-    const length = this.headerValue('content-length');
+    const length = this.contentLength();
     if (length !== undefined) return length !== '0';
     if (this.headerValue('transfer-encoding') !== undefined) return true;
     const body = this._init.body;
@@ -395,13 +422,28 @@ export class Request {
   }
 
   private loadBody(): Promise<Uint8Array> {
-    const declared = this.headerValue('content-length');
-    if (declared !== undefined && Number(declared) > this.bodyLimit) {
+    if (this.declaredTooLarge(this.bodyLimit)) {
       this.onBodyRefused();
       return Promise.reject(tooLarge(this.bodyLimit));
     }
     // `readBody` enforces the limit while reading (or on the buffered body).
     return this.readBody(this.bodyLimit);
+  }
+
+  /** The `Content-Length` header, looked up once (whether there is a body, and whether it is too large). */
+  private contentLength(): string | undefined {
+    if (this._contentLength === null) this._contentLength = this.headerValue('content-length');
+    return this._contentLength;
+  }
+
+  /** Whether `Content-Length` announces more than `limit` bytes. */
+  private declaredTooLarge(limit: number): boolean {
+    const declared = this.contentLength();
+    if (declared === undefined) return false;
+    // Digits fewer than the limit has are within it: the common case costs no number conversion (the
+    // limit is still enforced while reading, whatever a malformed header says).
+    const digits = declared.length;
+    return !(digits < POWERS_OF_TEN.length && POWERS_OF_TEN[digits]! <= limit) && Number(declared) > limit;
   }
 
   /**
@@ -468,3 +510,5 @@ export class Request {
 const EMPTY_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 const EMPTY_QUERY: Record<string, string | string[]> = Object.freeze(Object.create(null));
 const EMPTY_BYTES = new Uint8Array(0);
+/** 10 ** n for n = 0…15. */
+const POWERS_OF_TEN = Array.from({ length: 16 }, (_, n) => 10 ** n);

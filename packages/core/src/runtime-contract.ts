@@ -38,6 +38,12 @@ export interface Runtime {
   /** `handle` for servers that can write a synchronous answer at once (no promise when none is needed). */
   serve(request: Request): MaybePromise<Response>;
   /**
+   * `serve` for servers that write the answer themselves: `deliver(response, context)` is called once,
+   * at once when the answer is synchronous, else from the one continuation of the app's promise (no
+   * second promise hop per request). Call it once `ready`.
+   */
+  serveThen?<C>(request: Request, deliver: (response: Response, context: C) => void, context: C): void;
+  /**
    * Runs the startup callbacks once; concurrent callers share the run. A failed run rejects and is
    * tried again by the next call.
    */

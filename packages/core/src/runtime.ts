@@ -3,7 +3,7 @@ import type { EdgeSettings } from './edge.js';
 import { HTTPError, type ProblemDetails, problemDetails, RequestValidationError } from './errors.js';
 import { PROBLEM_JSON } from './http.js';
 import { defaultLogger, type Logger } from './logger.js';
-import { composeActive, type Middleware, type MaybePromise, type Step } from './pipeline.js';
+import { composeActive, type Middleware, type MaybePromise, type Step, type StepThen } from './pipeline.js';
 import type { PluginManager } from './plugins.js';
 import type { Request } from './request.js';
 import { REQUEST_INTERNALS, type RequestInternals } from './request-internals.js';
@@ -155,6 +155,8 @@ export function endpointBoundary(invoke: Step): Step {
 export interface CompiledRoute {
   template: string;
   run: Step;
+  /** `run` handing its answer to a callback, where the route has that form (an endpoint reading a body). */
+  runThen?: StepThen;
   /** Answered while startup runs rather than after it (health probes). */
   servesWhileStarting?: boolean;
 }
@@ -193,6 +195,8 @@ export class AppRuntime {
   private readonly redirectSlashes: boolean;
   /** Handed to every request it serves: one object, one store per request. */
   private readonly internals: RequestInternals;
+  /** No app middleware: routing is the whole chain. */
+  private readonly routed: boolean;
 
   constructor(options: RuntimeOptions) {
     this.table = options.table;
@@ -211,6 +215,7 @@ export class AppRuntime {
       },
     };
     this.chain = composeActive(options.middleware, this.route);
+    this.routed = this.chain === this.route;
   }
 
   /** Serves one request; synchronous when nothing on its path is asynchronous. Never throws. */
@@ -228,6 +233,52 @@ export class AppRuntime {
       (response) => stampId(response, request),
       async (error: unknown) => stampId(await errorResponse(error, request), request),
     );
+  }
+
+  /**
+   * `serve` handing the response to `deliver(response, context)`: at once when it is synchronous, else
+   * from one continuation of the chain's promise, where `serve` and its caller would take two; an
+   * endpoint that reads a body and is the whole chain answers through its callback, with no promise.
+   */
+  serveThen<C>(request: Request, deliver: (response: Response, context: C) => void, context: C): void {
+    request[REQUEST_INTERNALS] = this.internals;
+    if (this.plugins.hasRequestHooks) {
+      void this.serveWithHooks(request).then((response) => deliver(response, context));
+      return;
+    }
+    // Without app middleware routing is the whole chain, and a route that reads a body answers through
+    // its callback (which never throws).
+    const found = this.routed ? this.find(request) : undefined;
+    const runThen = found?.runThen;
+    if (runThen !== undefined) {
+      runThen(request, (error, response) => {
+        if (response !== undefined) deliver(stampId(response, request), context);
+        else this.deliverError(error, request, deliver, context);
+      });
+      return;
+    }
+    let out: MaybePromise<Response>;
+    try {
+      if (!this.routed) out = this.chain(request);
+      else out = found === undefined ? this.unmatched(request) : found.run(request);
+    } catch (error) {
+      out = errorResponse(error, request);
+    }
+    if (!(out instanceof Promise)) {
+      deliver(stampId(out, request), context);
+      return;
+    }
+    out.then(
+      (response) => deliver(stampId(response, request), context),
+      (error: unknown) => this.deliverError(error, request, deliver, context),
+    );
+  }
+
+  /** The answer to a failure, delivered once it is known (plugins' `onError` hooks may take a while). */
+  private deliverError<C>(error: unknown, request: Request, deliver: (response: Response, context: C) => void, context: C): void {
+    const answer = errorResponse(error, request);
+    if (answer instanceof Promise) void answer.then((response) => deliver(stampId(response, request), context));
+    else deliver(stampId(answer, request), context);
   }
 
   private async serveWithHooks(request: Request): Promise<Response> {
@@ -257,14 +308,20 @@ export class AppRuntime {
 
   /** Routing: the innermost step of the app's middleware chain. */
   private readonly route = (request: Request): MaybePromise<Response> => {
+    const found = this.find(request);
+    return found === undefined ? this.unmatched(request) : found.run(request);
+  };
+
+  /** The request's route, its path parameters and template set on the request; undefined when none matches. */
+  private find(request: Request): CompiledRoute | undefined {
     const method = request.method;
     let match = this.table.match(method, request.path);
     if (match === undefined && method === 'HEAD') match = this.table.match('GET', request.path);
-    if (match === undefined) return this.unmatched(request);
+    if (match === undefined) return undefined;
     request.pathParams = match.params;
     request.route = match.value.template;
-    return match.value.run(request);
-  };
+    return match.value;
+  }
 
   /** 404, or 308 to the registered path when only a trailing slash differs. */
   private unmatched(request: Request): Response {

@@ -1,8 +1,8 @@
 /**
  * Route matching: static segments before parameters, backtracking, decoding, through all transports.
  */
-import { describe, expect, it } from 'vitest';
-import { API, StreamingResponse } from '../src/index.js';
+import { describe, expect, it, vi } from 'vitest';
+import { API, StreamingResponse, z } from '../src/index.js';
 import { joinPath, pathParamNames, RouteTable } from '../src/route-table.js';
 import { type Case, JSON_TYPE, problem, runTable, serve } from './helpers.js';
 
@@ -73,6 +73,52 @@ describe('RouteTable', () => {
     expect(table.match('PUT', '/a/7')).toBeUndefined();
     expect(table.hasPath('/a/7')).toBe(true);
     expect(table.hasPath('/b')).toBe(false);
+  });
+
+  it('builds path parameters, the deepest first, with or without generated code', () => {
+    const check = () => {
+      const table = new RouteTable<number>();
+      table.add('GET', '/users/{id}/posts/{postId}', 1);
+      table.add('GET', '/files/{kind}/{rest:path}', 2);
+      table.add('GET', '/odd/{constructor}/{__proto__}', 3);
+      const posts = table.match('GET', '/users/4%202/posts/7');
+      expect(posts).toEqual({ value: 1, params: { id: '4 2', postId: '7' } });
+      expect(Object.keys(posts!.params)).toEqual(['postId', 'id']);
+      const file = table.match('GET', '/files/img/a/b%2Fc.png');
+      expect(file).toEqual({ value: 2, params: { kind: 'img', rest: 'a/b/c.png' } });
+      expect(Object.keys(file!.params)).toEqual(['rest', 'kind']);
+      // `__proto__` is not an own key of an ordinary object; the value of `constructor` is.
+      const odd = table.match('GET', '/odd/a/b');
+      expect(odd?.value).toBe(3);
+      expect(Object.getPrototypeOf(odd!.params)).toBe(Object.prototype);
+      expect(Object.keys(odd!.params)).toEqual(['constructor']);
+      expect(odd!.params.constructor).toBe('a');
+    };
+    check();
+    z.config({ jitless: true });
+    const generate = vi.spyOn(globalThis, 'Function');
+    try {
+      check();
+      expect(generate).not.toHaveBeenCalled();
+    } finally {
+      generate.mockRestore();
+      z.config({ jitless: false });
+    }
+  });
+
+  it('finds static paths among many of one length, and long ones', () => {
+    const table = new RouteTable<number>();
+    const paths = Array.from({ length: 12 }, (_, i) => `/p${String(i).padStart(2, '0')}`);
+    for (const [i, path] of paths.entries()) table.add('GET', path, i);
+    const long = `/${'x'.repeat(80)}`;
+    table.add('GET', long, 100);
+    table.add('GET', '/caf\u00e9', 101);
+    for (const [i, path] of paths.entries()) expect(table.match('GET', path)?.value).toBe(i);
+    expect(table.match('GET', '/p12')).toBeUndefined();
+    expect(table.match('GET', long)?.value).toBe(100);
+    expect(table.match('GET', `${long}y`)).toBeUndefined();
+    expect(table.match('GET', '/caf%C3%A9')?.value).toBe(101);
+    expect(table.match('GET', '/abc')).toBeUndefined();
   });
 
   it('names path parameters and joins prefixes', () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { compiledParser } from './compiled.js';
+import { generateFunction } from './generate.js';
 import { expectation } from './convert.js';
 import {
   describeType,
@@ -14,7 +15,7 @@ import {
   type ValidationIssue,
 } from './issues.js';
 import { analyze, type BinderPlan, type Entry, PLAIN_STRING } from './plan.js';
-import { objectFactory, type RawInput, readerFor } from './readers.js';
+import { objectFactory, type RawInput, type Reader, readerFor } from './readers.js';
 import { isZodSchema, validateSync } from './standard.js';
 
 // One route's binding compiled to a function: reads the raw parts, converts, validates with one parse.
@@ -128,6 +129,17 @@ export function compileBinder(plan: BinderPlan): Binder {
     return out;
   };
 
+  const readAll =
+    inputReader(keys, readers) ??
+    ((raw, cookies, bodyObject) => {
+      const input = newInput();
+      for (let i = 0; i < n; i++) {
+        const v = readers[i](raw, cookies, bodyObject);
+        if (v !== undefined) input[keys[i]] = v;
+      }
+      return input;
+    });
+
   return makeBinder(
     (raw) => {
       const cookies = usesCookies ? raw.cookies() : undefined;
@@ -147,12 +159,7 @@ export function compileBinder(plan: BinderPlan): Binder {
           bodyObject = b as Record<string, unknown>;
         }
       }
-      const input = newInput();
-      for (let i = 0; i < n; i++) {
-        const v = readers[i](raw, cookies, bodyObject);
-        if (v !== undefined) input[keys[i]] = v;
-      }
-      const result = schema.safeParse(input, PARSE);
+      const result = schema.safeParse(readAll(raw, cookies, bodyObject), PARSE);
       if (result.success) return { ok: true, value: result.data as Record<string, unknown> };
       const issues: ValidationIssue[] = [];
       mapIssues(result.error.issues as z.core.$ZodIssue[], targets, issues, expectations);
@@ -160,6 +167,30 @@ export function compileBinder(plan: BinderPlan): Binder {
     },
     usesBody,
     usesCookies,
+  );
+}
+
+type InputReader = (
+  raw: RawInput,
+  cookies: Record<string, string | undefined> | undefined,
+  body: Record<string, unknown> | undefined,
+) => Record<string, unknown>;
+
+/**
+ * Reads every parameter into the object the route's schema parses, generated for the route: each key
+ * is stored by name, so V8 sees one shape at each store and each reader at each call (a loop shared by
+ * every route, storing `input[keys[i]]`, goes megamorphic: about 200 instructions a key). Undefined
+ * where code is not generated — `z.config({ jitless: true })`, a runtime that forbids it (Workers), or a
+ * name that an ordinary object inherits (`constructor`; such inputs have no prototype) — and the loop
+ * is used instead.
+ */
+function inputReader(keys: readonly string[], readers: readonly Reader[]): InputReader | undefined {
+  if (keys.some((k) => k in Object.prototype)) return undefined;
+  const reads = keys.map((key, i) => `v = readers[${i}](raw, cookies, body);\nif (v !== undefined) input[${JSON.stringify(key)}] = v;`);
+  return generateFunction<InputReader>(
+    ['readers'],
+    [readers],
+    `return (raw, cookies, body) => {\nconst input = {};\nlet v;\n${reads.join('\n')}\nreturn input;\n};`,
   );
 }
 

@@ -35,6 +35,7 @@ export {
 } from './uploads.js';
 export { compiledParser, type SchemaParser, type ParseIssue } from './compiled.js';
 export { compileJsonWriter, type JsonWriter } from './json-writer.js';
+export { generateFunction } from './generate.js';
 export { isArrayLikeSchema, isOptional as isOptionalSchema } from './convert.js';
 export {
   ProblemDetailsSchema,

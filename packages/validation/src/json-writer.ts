@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { generateFunction } from './generate.js';
 
 /**
  * A response model's JSON writer: validates a value against the model and writes the model's output
@@ -306,20 +307,6 @@ function writeObject(g: Generator, shape: Record<string, Node>, v: string, fail:
   return { text: out, mayOmit: false };
 }
 
-let evalAllowed: boolean | undefined;
-function canGenerate(): boolean {
-  if (z.config().jitless === true) return false;
-  if (evalAllowed === undefined) {
-    try {
-      evalAllowed = new Function('return true')() === true;
-    } catch {
-      // Workers and pages with a CSP forbid generated code; their responses are parsed, then stringified.
-      evalAllowed = false;
-    }
-  }
-  return evalAllowed;
-}
-
 /**
  * The JSON writer of a zod response model, or `undefined` when the model is not a zod schema, is
  * a node the writer leaves to zod as a whole (a union, a transform, a record, …), or generated code
@@ -328,16 +315,15 @@ function canGenerate(): boolean {
 export function compileJsonWriter(schema: unknown): JsonWriter | undefined {
   if (typeof schema !== 'object' || schema === null || !('_zod' in schema)) return undefined;
   const root = schema as Node;
-  if (!canGenerate()) return undefined;
   const g = new Generator();
   const written = write(g, root, 'value', 'return undefined;');
   // A root the writer would only hand to zod gains nothing over parse-then-stringify.
   if (g.refs[0] === root && g.lines.length === 3) return undefined;
   const body = `${g.lines.join('\n')}\nreturn ${written.text};`;
-  try {
-    const make = new Function('refs', 'ESCAPED', 'passes', `return function writeJson(value) {\n${body}\n};`);
-    return make(g.refs, ESCAPED, passes) as JsonWriter;
-  } catch {
-    return undefined;
-  }
+  // Where generated code is refused (Workers, a CSP), the model is parsed, then stringified.
+  return generateFunction<JsonWriter>(
+    ['refs', 'ESCAPED', 'passes'],
+    [g.refs, ESCAPED, passes],
+    `return function writeJson(value) {\n${body}\n};`,
+  );
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { body, compileBinder, cookie, header, query, z } from '../src/index.js';
 import { issues, raw, value } from './helpers.js';
 
@@ -544,5 +544,38 @@ describe('the binder', () => {
     expect(compileBinder({ method: 'POST', pathParams: ['id'] }).usesBody).toBe(false);
     expect(compileBinder({ method: 'POST', pathParams: [], params: { q: query(z.string()) } }).usesBody).toBe(false);
     expect(compileBinder({ method: 'POST', pathParams: [], params: { a: z.string() } }).usesBody).toBe(true);
+  });
+});
+
+describe('the input a route reads, with or without generated code', () => {
+  const params = { id: z.int(), page: z.int().default(1), note: z.string().optional() };
+  const inputs = [
+    raw({ path: { id: '4' }, query: 'page=2&note=n' }),
+    raw({ path: { id: '4' } }),
+    raw({ path: { id: 'x' }, query: 'page=y' }),
+  ];
+
+  it('binds the same parameters, absent ones left out, when zod is asked to generate no code', () => {
+    const generated = compileBinder({ method: 'GET', pathParams: ['id'], params });
+    const expected = inputs.map((input) => generated(input));
+    expect(expected[0]).toEqual({ ok: true, value: { id: 4, page: 2, note: 'n' } });
+    expect(Object.keys(value(expected[1]!))).toEqual(['id', 'page']);
+    z.config({ jitless: true });
+    const generate = vi.spyOn(globalThis, 'Function');
+    try {
+      const loop = compileBinder({ method: 'GET', pathParams: ['id'], params });
+      expect(inputs.map((input) => loop(input))).toEqual(expected);
+      expect(Object.keys(value(loop(inputs[1]!)))).toEqual(['id', 'page']);
+      expect(generate).not.toHaveBeenCalled();
+    } finally {
+      generate.mockRestore();
+      z.config({ jitless: false });
+    }
+  });
+
+  it('reads a parameter named like an inherited member into an object without a prototype', () => {
+    const bind = compileBinder({ method: 'GET', pathParams: [], params: { constructor: z.string().optional(), n: z.int() } });
+    expect(value(bind(raw({ query: 'constructor=c&n=1' })))).toEqual({ constructor: 'c', n: 1 });
+    expect(value(bind(raw({ query: 'n=1' })))).toEqual({ n: 1 });
   });
 });

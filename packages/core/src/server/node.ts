@@ -4,9 +4,9 @@ import { tooLarge } from '../body.js';
 import { BadRequestError, type HTTPError } from '../errors.js';
 import type { RawHeaders } from '../headers.js';
 import type { ClientInfo, Request } from '../request.js';
-import { problemResponse } from '../response.js';
+import { problemResponse, type Response } from '../response.js';
 import type { Runtime } from '../runtime-contract.js';
-import { afterAnswer, answerThen } from '../wire/answer.js';
+import { afterAnswer, answerThen, finish } from '../wire/answer.js';
 import { drainingReason } from '../wire/interrupted.js';
 import { type NodeWriteOptions, writeNode } from '../wire/node-writer.js';
 import { type RequestParts, requestFrom } from '../wire/request-from.js';
@@ -39,6 +39,11 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+type BodyDone = (error: unknown, bytes: Uint8Array | undefined) => void;
+const BODY_UNREAD = 0;
+const BODY_READING = 1;
+const BODY_READ = 2;
+
 /**
  * What node:http gives of a request, as `requestFrom` parts: the body is streamed in on first use,
  * with the size limit; headers are built (by node) only if read. Its hooks are methods, so a request
@@ -51,6 +56,11 @@ class NodeParts implements RequestParts {
   awaitingContinue = false;
   /** The request built from these parts (set by the server). */
   request!: Request;
+  /** The body's reading (`readBody`): not begun, under way, or over with its outcome. */
+  private bodyState = BODY_UNREAD;
+  private bodyDone: BodyDone | undefined = undefined;
+  private bodyBytes: Buffer | undefined = undefined;
+  private bodyError: unknown = undefined;
   constructor(
     readonly raw: IncomingMessage,
     readonly res: ServerResponse,
@@ -70,43 +80,76 @@ class NodeParts implements RequestParts {
     return rawHeaderValue(this.raw.rawHeaders, name);
   }
   body(limit: number): Promise<Uint8Array> {
+    return new Promise((resolve, reject) => {
+      this.readBody(limit, (error, bytes) => {
+        if (bytes === undefined) reject(error);
+        else resolve(bytes);
+      });
+    });
+  }
+  /**
+   * Reads the whole body (one chunk is kept as it is, more are joined) and calls `done` once; a reader
+   * that comes while it is read, or after, gets the same outcome. The listeners stay on the request
+   * once it has ended (nothing more arrives, and it is dropped with its answer): adding and removing
+   * them would cost more than the answer's serialization.
+   */
+  readBody(limit: number, done: BodyDone): void {
+    const state = this.bodyState;
+    if (state === BODY_READ) {
+      done(this.bodyError, this.bodyBytes);
+      return;
+    }
+    if (state === BODY_READING) {
+      const first = this.bodyDone!;
+      this.bodyDone = (error, bytes) => {
+        first(error, bytes);
+        done(error, bytes);
+      };
+      return;
+    }
+    this.bodyState = BODY_READING;
+    this.bodyDone = done;
     this.sendContinue();
     const raw = this.raw;
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const cleanup = () => {
+    let first: Buffer | undefined;
+    let more: Buffer[] | undefined;
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      if (this.bodyState === BODY_READ) return;
+      size += chunk.length;
+      if (size > limit) {
         raw.off('data', onData);
         raw.off('end', onEnd);
-        raw.off('error', onError);
-        raw.off('aborted', onAborted);
-      };
-      const onData = (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > limit) {
-          cleanup();
-          // The rest is discarded as it arrives; the connection closes after the 413.
-          raw.resume();
-          this.bodyRefused = true;
-          reject(tooLarge(limit));
-          return;
-        }
-        chunks.push(chunk);
-      };
-      const onEnd = () => {
-        cleanup();
-        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-      };
-      const onError = (error: Error) => {
-        cleanup();
-        reject(new BadRequestError('The request body could not be read', undefined, { cause: error }));
-      };
-      const onAborted = () => onError(new Error('request aborted'));
-      raw.on('data', onData);
-      raw.on('end', onEnd);
-      raw.on('error', onError);
-      raw.on('aborted', onAborted);
-    });
+        // The rest is discarded as it arrives; the connection closes after the 413.
+        raw.resume();
+        this.bodyRefused = true;
+        this.bodyRead(tooLarge(limit), undefined);
+        return;
+      }
+      if (first === undefined) first = chunk;
+      else if (more === undefined) more = [first, chunk];
+      else more.push(chunk);
+    };
+    const onEnd = () => {
+      this.bodyRead(undefined, more !== undefined ? Buffer.concat(more, size) : (first ?? Buffer.alloc(0)));
+    };
+    // node:http reports an aborted request as an error ('aborted', ECONNRESET) to a listener for one.
+    const onError = (error: Error) => {
+      this.bodyRead(new BadRequestError('The request body could not be read', undefined, { cause: error }), undefined);
+    };
+    raw.on('data', onData);
+    raw.on('end', onEnd);
+    raw.on('error', onError);
+  }
+  /** The body's reading ended: its outcome is kept, and whoever waits for it is called. */
+  private bodyRead(error: unknown, bytes: Buffer | undefined): void {
+    if (this.bodyState === BODY_READ) return;
+    this.bodyState = BODY_READ;
+    this.bodyError = error;
+    this.bodyBytes = bytes;
+    const done = this.bodyDone!;
+    this.bodyDone = undefined;
+    done(error, bytes);
   }
   onBodyRefused(): void {
     this.bodyRefused = true;
@@ -230,6 +273,9 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     });
   };
 
+  /** The app's response to a request, written: one function for every request, so none costs a closure. */
+  const respond = (response: Response, parts: NodeParts) => write(finish(app, parts.request, response), parts);
+
   /** An answer given before any request exists (draining, a malformed target): an error's problem body. */
   const refuse = (res: ServerResponse, error: HTTPError) => {
     writeNode(res, serialize(problemResponse(error.toProblem(), error.headers), context), closeAfter);
@@ -262,7 +308,8 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     if (expectsContinue) parts.awaitingContinue = true;
     const request = requestFrom(parts);
     parts.request = request;
-    answerThen(app, request, write, parts);
+    if (app.ready && app.serveThen !== undefined) app.serveThen(request, respond, parts);
+    else answerThen(app, request, write, parts);
   };
 
   // node:http from the built-in registry when a server starts, not imported: a bundler hoists a

@@ -71,7 +71,8 @@ async function answerAfterStartup(runtime: Runtime, request: Request): Promise<S
   return finish(runtime, request, refused ?? (await runtime.handle(request)));
 }
 
-function finish(runtime: Runtime, request: Request, response: Response): Serialized {
+/** A response as written: serialized, and without a body for a HEAD request. */
+export function finish(runtime: Runtime, request: Request, response: Response): Serialized {
   // The runtime itself is the context: its logger (and pino with it) is made only if a line is written.
   const out = serialize(response, runtime);
   return request.method === 'HEAD' ? withoutBody(out) : out;

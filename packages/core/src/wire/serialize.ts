@@ -49,11 +49,13 @@ function serializeUnchecked(response: Response): Serialized {
     const headers = withId(flat ?? [], id);
     if (type !== undefined) headers.push('content-type', type);
     const length = response.streamLength();
-    if (length !== undefined) headers.push('content-length', length);
+    if (length !== undefined) headers.push('content-length', `${length}`);
     return { status, headers, body: null, stream };
   }
   const body = response.render();
-  const length = body === null ? 0 : typeof body === 'string' ? utf8Length(body) : body.byteLength;
+  // As text: node:http tests every header value with a regular expression, which takes V8's fast
+  // path only when each value it ever sees is a string (a number also costs a conversion there).
+  const length = `${body === null ? 0 : typeof body === 'string' ? utf8Length(body) : body.byteLength}`;
   const type = body === null || hasContentType ? undefined : (response.contentType() ?? 'application/octet-stream');
   if (flat === undefined) {
     // Built whole rather than grown: the common answer's list in one allocation.
