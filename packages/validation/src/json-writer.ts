@@ -38,6 +38,8 @@ interface CheckDef {
 interface Written {
   text: string;
   mayOmit: boolean;
+  /** For a string: its JSON text without the quotes, so that the quotes join the literals around it. */
+  inner?: string;
 }
 
 // Characters JSON.stringify escapes in a string; a string without them is written between quotes as it is.
@@ -136,8 +138,11 @@ function byZod(g: Generator, node: Node, v: string, fail: string): Written {
   return { text: out, mayOmit: true };
 }
 
-function stringText(v: string): string {
-  return `(${v}.length < 64 && !ESCAPED.test(${v}) ? '"' + ${v} + '"' : JSON.stringify(${v}))`;
+/** A string's JSON text, kept as what goes between the quotes: most strings need no escaping. */
+function quoted(g: Generator, v: string): Written {
+  const inner = g.name('s');
+  g.emit(`const ${inner} = ${v}.length < 64 && !ESCAPED.test(${v}) ? ${v} : JSON.stringify(${v}).slice(1, -1);`);
+  return { text: `('"' + ${inner} + '"')`, mayOmit: false, inner };
 }
 
 /** Emits the code that checks `v` against `node` and leaves its JSON text in a variable. */
@@ -154,7 +159,7 @@ function write(g: Generator, node: Node, v: string, fail: string): Written {
       if (def.coerce || rewrites(checks)) return byZod(g, node, v, fail);
       g.emit(`if (typeof ${v} !== 'string') ${fail}`);
       emitChecks(g, 'string', checks, v, fail);
-      return kept(stringText(v));
+      return quoted(g, v);
     case 'number':
       if (def.coerce || rewrites(checks)) return byZod(g, node, v, fail);
       g.emit(`if (typeof ${v} !== 'number' || !Number.isFinite(${v})) ${fail}`);
@@ -261,8 +266,11 @@ function writeArray(g: Generator, element: Node, checks: Check[], v: string, fai
   g.emit(`const ${item} = ${v}[${index}];`);
   const written = write(g, element, item, fail);
   // JSON.stringify writes an item it would omit (undefined, a function) as null.
-  const text = written.mayOmit ? `(${written.text} ?? 'null')` : written.text;
-  g.emit(`${out} += ${index} === 0 ? ${text} : ',' + ${text};`);
+  if (written.inner !== undefined) g.emit(`${out} += (${index} === 0 ? '"' : ',"') + ${written.inner} + '"';`);
+  else {
+    const text = written.mayOmit ? `(${written.text} ?? 'null')` : written.text;
+    g.emit(`${out} += ${index} === 0 ? ${text} : ',' + ${text};`);
+  }
   g.emit('}');
   g.emit(`${out} += ']';`);
   return { text: out, mayOmit: false };
@@ -273,7 +281,29 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 function writeObject(g: Generator, shape: Record<string, Node>, v: string, fail: string): Written {
   g.emit(`if (typeof ${v} !== 'object' || ${v} === null || Array.isArray(${v})) ${fail}`);
   const out = g.name('o');
-  g.emit(`let ${out} = '{';`);
+  // Declared at its first text, so that '{' joins the first field's name.
+  let declared = false;
+  // Fields that are always written are appended together, each name with its punctuation as one
+  // literal: one concatenation a field, not one a piece.
+  // Parts: a literal's text, or an expression (`{ code }`); neighbouring literals are joined.
+  let pending: (string | { code: string })[] = [];
+  const flush = () => {
+    const codes: string[] = [];
+    let literal: string | undefined = declared ? undefined : '{';
+    for (const part of pending) {
+      if (typeof part === 'string') literal = (literal ?? '') + part;
+      else {
+        if (literal !== undefined) codes.push(JSON.stringify(literal));
+        literal = undefined;
+        codes.push(part.code);
+      }
+    }
+    if (literal !== undefined) codes.push(JSON.stringify(literal));
+    if (!declared) g.emit(`let ${out} = ${codes.join(' + ')};`);
+    else if (codes.length > 0) g.emit(`${out} += ${codes.join(' + ')};`);
+    declared = true;
+    pending = [];
+  };
   // Whether a field was written before this one: 'no', 'yes', or known only at run time.
   let before: 'no' | 'yes' | 'maybe' = 'no';
   for (const key of Object.keys(shape)) {
@@ -287,23 +317,38 @@ function writeObject(g: Generator, shape: Record<string, Node>, v: string, fail:
     // zod's rules for a key that is not there: a required field fails; a field that may be absent
     // and whose schema fails on `undefined` is left out rather than failing.
     if (optin === undefined) g.emit(`if (${absent}) ${fail}`);
-    const label = g.name('k');
-    const fieldFail = optin !== undefined && optout === 'optional' ? `{ if (${absent}) break ${label}; ${fail} }` : fail;
-    g.emit(`${label}: {`);
-    const written = write(g, field, value, fieldFail);
-    const name = JSON.stringify(JSON.stringify(key));
-    const comma =
-      before === 'no' ? `${name} + ':'` : before === 'yes' ? `',' + ${name} + ':'` : `(${out}.length > 1 ? ',' : '') + ${name} + ':'`;
+    const mayBeLeftOut = optin !== undefined && optout === 'optional';
+    const label = mayBeLeftOut ? g.name('k') : undefined;
+    if (label !== undefined) {
+      flush();
+      g.emit(`${label}: {`);
+    }
+    const written = write(g, field, value, label === undefined ? fail : `{ if (${absent}) break ${label}; ${fail} }`);
+    const name = `${JSON.stringify(key)}:`;
+    const prefix =
+      before === 'no'
+        ? JSON.stringify(name)
+        : before === 'yes'
+          ? JSON.stringify(`,${name}`)
+          : `(${out}.length > 1 ? ${JSON.stringify(`,${name}`)} : ${JSON.stringify(name)})`;
     if (written.mayOmit) {
-      g.emit(`if (${written.text} !== undefined) ${out} += ${comma} + ${written.text};`);
+      flush();
+      g.emit(`if (${written.text} !== undefined) ${out} += ${prefix} + ${written.text};`);
       if (before === 'no') before = 'maybe';
+    } else if (label !== undefined) {
+      g.emit(`${out} += ${prefix} + ${written.text};`);
+      before = 'yes';
     } else {
-      g.emit(`${out} += ${comma} + ${written.text};`);
+      // After a field that may be left out, whether a comma comes is known only at run time.
+      const lead = before === 'no' ? name : before === 'yes' ? `,${name}` : { code: prefix };
+      if (written.inner !== undefined) pending.push(lead, '"', { code: written.inner }, '"');
+      else pending.push(lead, { code: written.text });
       before = 'yes';
     }
-    g.emit('}');
+    if (label !== undefined) g.emit('}');
   }
-  g.emit(`${out} += '}';`);
+  pending.push('}');
+  flush();
   return { text: out, mayOmit: false };
 }
 

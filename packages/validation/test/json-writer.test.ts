@@ -70,6 +70,7 @@ const MODELS: Record<string, z.ZodType> = {
   sparse: z.array(z.any()),
   keys: z.object({ 'two words': z.string(), '2': z.int(), 1: z.int(), $id: z.string(), quote: z.string().optional() }),
   nested: z.object({ a: z.object({ b: z.array(z.object({ c: z.string().nullable() })) }) }),
+  empty: z.object({}),
   root: z.string(),
   optionalRoot: z.object({ a: z.int() }).optional(),
 };
