@@ -1,17 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { compileBinder, compiledParser, z } from '../src/index.js';
-import { raw } from './helpers.js';
-
-const User = z.object({
-  name: z.string().min(2).max(50),
-  email: z.email(),
-  age: z.int().min(18).max(120),
-  role: z.enum(['admin', 'user', 'guest']).default('user'),
-  tags: z.array(z.string()).default([]),
-  nickname: z.string().nullable().optional(),
-});
-
-const Item = z.object({ id: z.int(), name: z.string(), price: z.number(), tags: z.array(z.string()), inStock: z.boolean() });
+import { Item, raw, User } from './helpers.js';
 
 // Valid and invalid inputs side by side: the compiled schema must answer every one exactly as zod does.
 const USER_INPUTS: unknown[] = [

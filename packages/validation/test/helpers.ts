@@ -1,4 +1,17 @@
-import { type BindResult, queryValues, type RawInput, type ValidationIssue } from '../src/index.js';
+import { type BindResult, queryValues, type RawInput, type ValidationIssue, z } from '../src/index.js';
+
+/** The seed's user model, with an optional nullable field: the models the compiled paths are checked on. */
+export const User = z.object({
+  name: z.string().min(2).max(50),
+  email: z.email(),
+  age: z.int().min(18).max(120),
+  role: z.enum(['admin', 'user', 'guest']).default('user'),
+  tags: z.array(z.string()).default([]),
+  nickname: z.string().nullable().optional(),
+});
+
+/** The benchmark's list item. */
+export const Item = z.object({ id: z.int(), name: z.string(), price: z.number(), tags: z.array(z.string()), inStock: z.boolean() });
 
 export interface RawOptions {
   path?: Record<string, string>;

@@ -1,16 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileJsonWriter, z } from '../src/index.js';
-
-const Item = z.object({ id: z.int(), name: z.string(), price: z.number(), tags: z.array(z.string()), inStock: z.boolean() });
-const User = z.object({
-  name: z.string().min(2).max(50),
-  email: z.email(),
-  age: z.int().min(18).max(120),
-  role: z.enum(['admin', 'user', 'guest']).default('user'),
-  tags: z.array(z.string()).default([]),
-  nickname: z.string().nullable().optional(),
-});
+import { Item, User } from './helpers.js';
 
 // Models covering every node the writer writes itself, and some it leaves to zod in place.
 const MODELS: Record<string, z.ZodType> = {
