@@ -89,9 +89,9 @@ class NodeParts implements RequestParts {
   }
   /**
    * Reads the whole body (one chunk is kept as it is, more are joined) and calls `done` once; a reader
-   * that comes while it is read, or after, gets the same outcome. The listeners stay on the request
-   * once it has ended (nothing more arrives, and it is dropped with its answer): adding and removing
-   * them would cost more than the answer's serialization.
+   * that comes while it is read, or after, gets the same outcome. Two listeners, as few as reading a
+   * body takes, and they stay on the request once it has closed (nothing more arrives, and it is
+   * dropped with its answer): adding and removing them costs more than the answer's serialization.
    */
   readBody(limit: number, done: BodyDone): void {
     const state = this.bodyState;
@@ -119,7 +119,6 @@ class NodeParts implements RequestParts {
       size += chunk.length;
       if (size > limit) {
         raw.off('data', onData);
-        raw.off('end', onEnd);
         // The rest is discarded as it arrives; the connection closes after the 413.
         raw.resume();
         this.bodyRefused = true;
@@ -130,16 +129,17 @@ class NodeParts implements RequestParts {
       else if (more === undefined) more = [first, chunk];
       else more.push(chunk);
     };
-    const onEnd = () => {
-      this.bodyRead(undefined, more !== undefined ? Buffer.concat(more, size) : (first ?? Buffer.alloc(0)));
-    };
-    // node:http reports an aborted request as an error ('aborted', ECONNRESET) to a listener for one.
-    const onError = (error: Error) => {
-      this.bodyRead(new BadRequestError('The request body could not be read', undefined, { cause: error }), undefined);
+    // One listener for both outcomes: a request closes after its 'end' (every chunk delivered), or
+    // when it is destroyed before it (the client went away, a timeout), node's error in `errored`.
+    const onClose = () => {
+      if (raw.readableEnded) this.bodyRead(undefined, more !== undefined ? Buffer.concat(more, size) : (first ?? Buffer.alloc(0)));
+      else {
+        const cause = raw.errored ?? new Error('request aborted');
+        this.bodyRead(new BadRequestError('The request body could not be read', undefined, { cause }), undefined);
+      }
     };
     raw.on('data', onData);
-    raw.on('end', onEnd);
-    raw.on('error', onError);
+    raw.on('close', onClose);
   }
   /** The body's reading ended: its outcome is kept, and whoever waits for it is called. */
   private bodyRead(error: unknown, bytes: Buffer | undefined): void {
