@@ -116,6 +116,11 @@ export function compileInvoker(
   // The model's JSON writer checks and writes in one pass; it is made on the first answer, as the
   // parser is, so an app that never calls the route (a cold start) does not generate it.
   let writer: JsonWriter | undefined | null = model === undefined || excludeUnset ? null : undefined;
+  // The model's output of a value its writer vouched for (zod accepts it), made when middleware reads it.
+  const modelOutput = (value: unknown): unknown => {
+    const parsed = model!.safeParse(value);
+    return parsed.success ? parsed.data : value;
+  };
 
   const toResponse = (result: unknown): Response => {
     if (result instanceof Response) return result;
@@ -134,15 +139,7 @@ export function compileInvoker(
     if (model !== undefined) {
       if (writer === undefined) writer = compileJsonWriter(options.response) ?? null;
       const json = writer === null ? undefined : writer(body);
-      if (json !== undefined) {
-        const value = body;
-        // The writer vouched for the value, so zod accepts it.
-        const output = () => {
-          const parsed = model.safeParse(value);
-          return parsed.success ? parsed.data : value;
-        };
-        return new WrittenJSONResponse(json, output, code);
-      }
+      if (json !== undefined) return new WrittenJSONResponse(json, body, modelOutput, code);
       const parsed = model.safeParse(body);
       if (!parsed.success) throw new ResponseValidationError(label, parsed.error.issues);
       body = excludeUnset ? pruneUnset(parsed.data, body) : parsed.data;

@@ -107,22 +107,24 @@ export class Response {
 
 /**
  * The answer of an endpoint with a response model, its JSON already written by the model's writer.
- * `content` is the model's output, made by `parse` only if something reads it; once read or
+ * `content` is the model's output, made by `parse(value)` only if something reads it; once read or
  * replaced, the body is rendered from it as from any content.
  */
 export class WrittenJSONResponse extends Response {
   #text: string | undefined;
-  readonly #parse: () => unknown;
+  readonly #value: unknown;
+  readonly #parse: (value: unknown) => unknown;
 
-  constructor(text: string, parse: () => unknown, statusCode: number) {
+  constructor(text: string, value: unknown, parse: (value: unknown) => unknown, statusCode: number) {
     super(undefined, { statusCode, mediaType: JSON_TYPE });
     this.#text = text;
+    this.#value = value;
     this.#parse = parse;
   }
 
   override get content(): unknown {
     if (this.#text !== undefined) {
-      super.content = this.#parse();
+      super.content = this.#parse(this.#value);
       this.#text = undefined;
     }
     return super.content;
