@@ -1,7 +1,10 @@
 // Cold-start benchmark for AWS Lambda: a fresh Node process imports a Lambda entry and answers its
 // first HTTP API (v2) event. fnapi runs examples/serverless/src/lambda.ts; Hono runs the same routes
 // through `hono/aws-lambda` (coldstart/hono-lambda.ts). Both are bundled the way Lambda deployments
-// are (esbuild, one ESM file, minified), run interleaved, and reported as the median of the runs.
+// are (esbuild, ESM, minified) with code splitting: what an entry loads with `import()` (fnapi's
+// multipart parser, file-type; Hono has none) goes into files of its own beside the entry, read only
+// when first used. --one-file bundles into one file instead, as esbuild does without splitting. Run
+// interleaved, reported as the median of the runs.
 // Appends (or replaces) the "Cold start" section of RESULTS.md.
 //
 // --instructions adds instruction counts (valgrind's callgrind, whole processes): "import" is a process
@@ -9,11 +12,11 @@
 // event" the whole cold start less the same. Unlike the times they do not move with the machine's
 // load. --runs 0 leaves the times out.
 //
-//   pnpm --filter @fnapi/bench coldstart [-- --runs 15 --instructions --instruction-runs 3 --no-write]
+//   pnpm --filter @fnapi/bench coldstart [-- --runs 15 --instructions --instruction-runs 3 --one-file --no-write]
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
@@ -26,6 +29,7 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '15' },
     instructions: { type: 'boolean', default: false },
     'instruction-runs': { type: 'string', default: '3' },
+    'one-file': { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
   },
 });
@@ -45,12 +49,17 @@ const PATHS = ['/hello', '/users/1/posts/2'];
 
 // ESM bundles of CommonJS packages need `require`; this is the banner Lambda's esbuild recipes use.
 const banner = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
-const bundles = new Map<string, { file: string; bytes: number }>();
+const oneFile = args['one-file'];
+/** Each framework's entry file, and the bytes of the entry and of everything bundled with it. */
+const bundles = new Map<string, { file: string; entryBytes: number; bytes: number }>();
 for (const fw of FRAMEWORKS) {
-  const file = join(out, `${fw.name.split(' ')[0]!.toLowerCase()}.mjs`);
-  await build({
+  const dir = join(out, fw.name.split(' ')[0]!.toLowerCase());
+  rmSync(dir, { recursive: true, force: true });
+  const result = await build({
     entryPoints: [fw.entry],
-    outfile: file,
+    outdir: dir,
+    outExtension: { '.js': '.mjs' },
+    splitting: !oneFile,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -58,8 +67,15 @@ for (const fw of FRAMEWORKS) {
     minify: true,
     banner: { js: banner },
     logLevel: 'error',
+    metafile: true,
   });
-  bundles.set(fw.name, { file, bytes: statSync(file).size });
+  const outputs = Object.entries(result.metafile.outputs);
+  const [entryPath, entry] = outputs.find(([, output]) => output.entryPoint !== undefined)!;
+  bundles.set(fw.name, {
+    file: resolve(entryPath),
+    entryBytes: entry.bytes,
+    bytes: outputs.reduce((sum, [, output]) => sum + output.bytes, 0),
+  });
 }
 
 interface Sample {
@@ -182,7 +198,9 @@ for (const path of PATHS) {
       const c = counts.get(fw.name)!;
       cells.push(mi(c.import), mi(c.event.get(path)!));
     }
-    cells.push(`${(bundles.get(fw.name)!.bytes / 1024).toFixed(0)} KiB`);
+    const { entryBytes, bytes } = bundles.get(fw.name)!;
+    const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
+    cells.push(entryBytes === bytes ? kib(bytes) : `${kib(entryBytes)} (${kib(bytes)} in all)`);
     rows.push(`| ${cells.join(' | ')} |`);
   }
 }
@@ -213,7 +231,9 @@ const section = [
   'A fresh Node process imports the Lambda entry and answers its first HTTP API (v2) event: fnapi',
   '`examples/serverless/src/lambda.ts` (LambdaAdapter) beside the same routes in Hono through',
   '`hono/aws-lambda` (`bench/coldstart/hono-lambda.ts`), both validating with zod and bundled as for a',
-  'Lambda deployment (esbuild, ESM, minified).',
+  oneFile
+    ? 'Lambda deployment (esbuild, ESM, minified), each into one file.'
+    : 'Lambda deployment (esbuild, ESM, minified) with code splitting: modules loaded with `import()` go into files beside the entry, read when first used (the bundle column: the entry, and all files).',
   ...(timed ? [`"Total" is the time from process start to the answer. Interleaved, median of ${runs} runs.`] : []),
   ...(counted
     ? [

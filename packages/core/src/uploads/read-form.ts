@@ -40,7 +40,14 @@ let busboyLoading: Promise<CreateParser> | undefined;
  * first endpoint that takes a form or a file is compiled, so no request waits for it.
  */
 export function loadFormParser(): Promise<CreateParser> {
-  busboyLoading ??= import('@fastify/busboy').then((module) => (createParser = module.Busboy));
+  busboyLoading ??= import('@fastify/busboy').then((module) => {
+    // Node gives a CommonJS module's named exports to import(); a bundler's split chunk only its
+    // `default` (module.exports). Without a parser, readForm would wait for it again and again.
+    const loaded = module as Partial<typeof module> & { default?: typeof module };
+    createParser = loaded.Busboy ?? loaded.default?.Busboy;
+    if (createParser === undefined) throw new Error('@fastify/busboy loaded without its Busboy export');
+    return createParser;
+  });
   return busboyLoading;
 }
 
