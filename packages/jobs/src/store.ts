@@ -1,4 +1,5 @@
 import { ServiceUnavailableError } from '@fnapi/core';
+import { commonJsExports } from './interop.js';
 import type { PostgresConnectionOptions, Processor, Queue, Worker, WorkerOptions } from 'bullmq';
 
 // BullMQ and node-redis are loaded on first use, not at import: importing the package (or
@@ -7,7 +8,7 @@ let bullmqModule: Promise<typeof import('bullmq')> | undefined;
 let redisModule: Promise<typeof import('redis')> | undefined;
 /** BullMQ's module, loaded once. */
 export function loadBullmq(): Promise<typeof import('bullmq')> {
-  bullmqModule ??= import('bullmq');
+  bullmqModule ??= import('bullmq').then((module) => commonJsExports(module, 'Queue'));
   return bullmqModule;
 }
 
@@ -188,7 +189,7 @@ export class Store {
   }
 
   private async redisClient(role: string, failFast: boolean): Promise<RedisClient> {
-    redisModule ??= import('redis');
+    redisModule ??= import('redis').then((module) => commonJsExports(module, 'createClient'));
     const { createClient } = await redisModule;
     // The same options for every client: node-redis builds a client class (every command on its
     // prototype) per distinct options and keeps only the last, so a producer and a worker made with

@@ -1,4 +1,5 @@
 import { context, isSpanContextValid, type Link, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { commonJsExports } from './interop.js';
 
 /** The enqueuing request's span, kept with the job so its run can link to it. */
 export interface TraceLink {
@@ -94,7 +95,7 @@ export async function metricsFor(middleware: readonly unknown[]): Promise<JobMet
   if (registry === undefined) return undefined;
   let client: typeof import('prom-client');
   try {
-    client = await import('prom-client');
+    client = commonJsExports(await import('prom-client'), 'Counter');
   } catch {
     return undefined;
   }
