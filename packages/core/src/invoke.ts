@@ -72,6 +72,9 @@ class RawView implements RawInput {
   get query(): RawInput['query'] {
     return this.request.queryValues;
   }
+  queryString(): string {
+    return this.request.rawQuery;
+  }
   get headers(): RawInput['headers'] {
     return this.request.headers;
   }
