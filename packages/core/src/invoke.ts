@@ -16,7 +16,8 @@ import type { Request } from './request.js';
 import { headerValueOf, parseJsonOf, readBytesOf } from './request-access.js';
 // Busboy and the disk spool where node:stream and a file system exist; the platform's form parser elsewhere.
 import { loadFormParser, readForm } from '#fnapi/form-reader';
-import { fromWebResponse, isWebResponse, JSONResponse, Response, WrittenJSONResponse } from './response.js';
+import { fromWebResponse, isWebResponse, JSONResponse, OBJECT_WRITER, Response, WrittenJSONResponse } from './response.js';
+import { ObjectWriter } from './json-text.js';
 import { compileStreamResult } from './streams.js';
 import { mergeResponseHeaders } from './cookies.js';
 import { pruneUnset } from './exclude-unset.js';
@@ -72,6 +73,9 @@ class RawView implements RawInput {
   get query(): RawInput['query'] {
     return this.request.queryValues;
   }
+  queryString(): string {
+    return this.request.rawQuery;
+  }
   get headers(): RawInput['headers'] {
     return this.request.headers;
   }
@@ -122,6 +126,8 @@ export function compileInvoker(
     return parsed.success ? parsed.data : value;
   };
 
+  // The JSON of the route's plain-object answers, by code made for their keys.
+  const objectWriter = new ObjectWriter();
   const toResponse = (result: unknown): Response => {
     if (result instanceof Response) return result;
     if (result === undefined) return new Response(undefined, { statusCode: explicitStatus ?? 204 });
@@ -146,10 +152,14 @@ export function compileInvoker(
     }
     // A plain Response renders an object as JSON just as JSONResponse does, and is cheaper to make;
     // strings and null still need JSONResponse (a Response would send them as text or empty).
-    const response =
-      body === undefined || (typeof body === 'object' && body !== null && !(body instanceof ArrayBuffer))
-        ? new Response(body)
-        : new JSONResponse(body);
+    if (body === undefined || (typeof body === 'object' && body !== null && !(body instanceof ArrayBuffer))) {
+      const response = new Response(body);
+      response.statusCode = code;
+      // A plain object is written by the route's own writer (code made for the keys it has).
+      response[OBJECT_WRITER] = objectWriter;
+      return response;
+    }
+    const response = new JSONResponse(body);
     response.statusCode = code;
     return response;
   };

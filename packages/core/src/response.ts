@@ -2,6 +2,11 @@ import { type CookieOptions, cookieLine, expiredCookieLine } from './cookies.js'
 import { type HeadersInit, ResponseHeaders } from './headers.js';
 import type { ProblemDetails } from './errors.js';
 import { BYTES_TYPE, HTML_TYPE, JSON_TYPE, PROBLEM_JSON, TEXT_TYPE } from './http.js';
+import { isPlainJsonObject, type ObjectWriter } from './json-text.js';
+import { utf8Length } from './platform.js';
+
+/** The key of a response's JSON writer of plain-object content. Internal. */
+export const OBJECT_WRITER: unique symbol = Symbol('fnapi.objectWriter');
 
 export interface ResponseOptions {
   statusCode?: number;
@@ -28,6 +33,14 @@ export class Response {
    * after every middleware; kept off `headers` so the common answer stays on the no-header fast path).
    */
   requestId: string | undefined = undefined;
+  /**
+   * The route's writer of plain-object content (set by the endpoint that answers with an object):
+   * its JSON is written when the response is serialized, so whatever middleware did to `content` is
+   * written. Internal.
+   */
+  [OBJECT_WRITER]: ObjectWriter | undefined = undefined;
+  /** The last text `render()` wrote that is known to be ASCII: its length is its size in bytes. */
+  private _asciiText: string | undefined = undefined;
   private _headers: ResponseHeaders | undefined;
   // Behind an accessor so that an answer written ahead (a response model's JSON) can make its
   // content only when middleware reads it.
@@ -81,7 +94,19 @@ export class Response {
     if (typeof content === 'string') return content;
     if (content instanceof Uint8Array) return content;
     if (content instanceof ArrayBuffer) return new Uint8Array(content);
+    const writer = this[OBJECT_WRITER];
+    if (writer !== undefined && isPlainJsonObject(content)) {
+      const text = writer.write(content) as string;
+      this._asciiText = writer.ascii ? text : undefined;
+      return text;
+    }
     return JSON.stringify(content);
+  }
+
+  /** The size in bytes of the body `render()` gave. */
+  renderedLength(body: string | Uint8Array): number {
+    if (body === this._asciiText) return body.length;
+    return typeof body === 'string' ? utf8Length(body) : body.byteLength;
   }
 
   /** The content type sent when no `content-type` header was set. */

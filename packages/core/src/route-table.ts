@@ -26,13 +26,27 @@ interface Terminal<T> {
 
 interface Node<T> extends Terminal<T> {
   children: Map<string, Node<T>> | undefined;
+  /**
+   * The static segments of `children` and their nodes, side by side, while there are few: a request's
+   * segment is compared in place with each, rather than cut out of the path and hashed for the map.
+   */
+  names: string[] | undefined;
+  nodes: Node<T>[] | undefined;
   param: { name: string; node: Node<T> } | undefined;
   /** A `{name:path}` segment: the rest of the path. */
   rest: Terminal<T> | undefined;
 }
 
 function node<T>(): Node<T> {
-  return { children: undefined, param: undefined, rest: undefined, value: undefined, params: undefined };
+  return {
+    children: undefined,
+    names: undefined,
+    nodes: undefined,
+    param: undefined,
+    rest: undefined,
+    value: undefined,
+    params: undefined,
+  };
 }
 
 /**
@@ -148,13 +162,18 @@ class MethodTable<T> {
 
 export class RouteTable<T> {
   private readonly methods = new Map<string, MethodTable<T>>();
+  /** GET's table, the one most requests are matched in: found without hashing the method. */
+  private getTable: MethodTable<T> | undefined = undefined;
   /** The parameter values of the path being matched (read by the matched route's builder, then reused). */
   private readonly values: string[] = [];
 
   /** Adds a route; returns false when the method and template are already taken. */
   add(method: string, template: string, value: T): boolean {
     let table = this.methods.get(method);
-    if (!table) this.methods.set(method, (table = new MethodTable()));
+    if (!table) {
+      this.methods.set(method, (table = new MethodTable()));
+      if (method === 'GET') this.getTable = table;
+    }
     if (!template.includes('{')) {
       if (table.static.has(template)) return false;
       const match = Object.freeze({ value, params: NO_PARAMS });
@@ -184,11 +203,10 @@ export class RouteTable<T> {
         current.param ??= { name: m[1]!, node: node() };
         current = current.param.node;
       } else {
-        current.children ??= new Map();
-        let next = current.children.get(segment);
-        if (!next) current.children.set(segment, (next = node()));
+        let next = current.children?.get(segment);
+        if (!next) addChild(current, segment, (next = node()));
         const encoded = encodeURI(segment);
-        if (encoded !== segment && !current.children.has(encoded)) current.children.set(encoded, next);
+        if (encoded !== segment && !current.children!.has(encoded)) addChild(current, encoded, next);
         current = next;
       }
     }
@@ -201,14 +219,15 @@ export class RouteTable<T> {
 
   /** Finds the route for a method and a raw (percent-encoded) path. */
   match(method: string, path: string): RouteMatch<T> | undefined {
-    const table = this.methods.get(method);
+    const table = method === 'GET' ? this.getTable : this.methods.get(method);
     if (table === undefined) return undefined;
     const found = table.findStatic(path);
     if (found !== undefined) return found;
     if (!table.hasDynamic || path.charCodeAt(0) !== 47 /* / */) return undefined;
     // Matching calls no other code, so one array per table holds the values while a path is walked.
     const values = this.values;
-    const ended = walk(table.root, path, 1, values, 0);
+    const greedy = descend(table.root, path, values);
+    const ended = greedy === null ? walk(table.root, path, 1, values, 0) : greedy;
     return ended === undefined ? undefined : { value: ended.value!, params: ended.params!(values) };
   }
 
@@ -219,21 +238,80 @@ export class RouteTable<T> {
   }
 }
 
+/** Past this many static segments under one node, the map finds a request's segment. */
+const FEW_SEGMENTS = 8;
+
+function addChild<T>(parent: Node<T>, segment: string, child: Node<T>): void {
+  parent.children ??= new Map();
+  parent.children.set(segment, child);
+  if (parent.children.size > FEW_SEGMENTS) {
+    parent.names = undefined;
+    parent.nodes = undefined;
+  } else {
+    (parent.names ??= []).push(segment);
+    (parent.nodes ??= []).push(child);
+  }
+}
+
+/** The static child of `current` named by the path's characters from `start` to `end`. */
+function staticChild<T>(current: Node<T>, path: string, start: number, end: number): Node<T> | undefined {
+  const children = current.children;
+  if (children === undefined) return undefined;
+  const names = current.names;
+  if (names === undefined) return children.get(path.slice(start, end));
+  const length = end - start;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    if (name.length === length && path.startsWith(name, start)) return current.nodes![i];
+  }
+  return undefined;
+}
+
+/**
+ * The route a path ends at when each segment takes the first way on (a static segment, else a
+ * parameter), as `walk` would find it first, in one loop; null where that way ends nowhere, and
+ * `walk` then tries the others. The common request costs no call per segment.
+ */
+function descend<T>(root: Node<T>, path: string, values: string[]): Terminal<T> | null {
+  const length = path.length;
+  // A path is usually a slice of the request target, whose characters V8 reads one at a time only
+  // slowly: it is searched with indexOf, and segments for '%' only when the path has one at all.
+  const escaped = path.indexOf('%') !== -1;
+  let current = root;
+  let start = 1;
+  let count = 0;
+  while (start <= length) {
+    let end = path.indexOf('/', start);
+    if (end === -1) end = length;
+    const child = staticChild(current, path, start, end);
+    if (child !== undefined) current = child;
+    else {
+      const param = current.param;
+      if (param === undefined || end === start) return null;
+      const segment = path.slice(start, end);
+      values[count++] = escaped && segment.includes('%') ? decodeSegment(segment) : segment;
+      current = param.node;
+    }
+    start = end + 1;
+  }
+  return current.value === undefined ? null : current;
+}
+
 /** The route a path ends at, the values of its parameters in `values` (from index `count` on, in path order). */
 function walk<T>(current: Node<T>, path: string, start: number, values: string[], count: number): Terminal<T> | undefined {
   if (start > path.length) return current.value === undefined ? undefined : current;
   let end = path.indexOf('/', start);
   if (end === -1) end = path.length;
-  const segment = path.slice(start, end);
-  const child = current.children?.get(segment);
+  const child = staticChild(current, path, start, end);
   if (child !== undefined) {
     const found = walk(child, path, end + 1, values, count);
     if (found !== undefined) return found;
   }
   const param = current.param;
-  if (param !== undefined && segment.length > 0) {
+  if (param !== undefined && end > start) {
     const found = walk(param.node, path, end + 1, values, count + 1);
     if (found !== undefined) {
+      const segment = path.slice(start, end);
       values[count] = segment.includes('%') ? decodeSegment(segment) : segment;
       return found;
     }

@@ -14,7 +14,8 @@ import {
   toPathItem,
   type ValidationIssue,
 } from './issues.js';
-import { analyze, type BinderPlan, type Entry, PLAIN_STRING } from './plan.js';
+import { analyze, type BinderPlan, type Convert, type Entry, PLAIN_STRING } from './plan.js';
+import { pickQuery } from './query-values.js';
 import { objectFactory, type RawInput, type Reader, readerFor } from './readers.js';
 import { isZodSchema, validateSync } from './standard.js';
 
@@ -130,7 +131,7 @@ export function compileBinder(plan: BinderPlan): Binder {
   };
 
   const readAll =
-    inputReader(keys, readers) ??
+    inputReader(entries, keys, readers) ??
     ((raw, cookies, bodyObject) => {
       const input = newInput();
       for (let i = 0; i < n; i++) {
@@ -179,18 +180,61 @@ type InputReader = (
 /**
  * Reads every parameter into the object the route's schema parses, generated for the route: each key
  * is stored by name, so V8 sees one shape at each store and each reader at each call (a loop shared by
- * every route, storing `input[keys[i]]`, goes megamorphic: about 200 instructions a key). Undefined
- * where code is not generated — `z.config({ jitless: true })`, a runtime that forbids it (Workers), or a
- * name that an ordinary object inherits (`constructor`; such inputs have no prototype) — and the loop
- * is used instead.
+ * every route, storing `input[keys[i]]`, goes megamorphic: about 200 instructions a key). Path and
+ * query scalars are read in place: a path value from the route's parameters, the query's keys picked
+ * from the query string itself (`pickQuery`) where the request offers it, so a request's query is
+ * never parsed into an object of every key. Undefined where code is not generated —
+ * `z.config({ jitless: true })`, a runtime that forbids it (Workers), or a name that an ordinary
+ * object inherits (`constructor`; such inputs have no prototype) — and the loop is used instead.
  */
-function inputReader(keys: readonly string[], readers: readonly Reader[]): InputReader | undefined {
+function inputReader(entries: readonly Entry[], keys: readonly string[], readers: readonly Reader[]): InputReader | undefined {
   if (keys.some((k) => k in Object.prototype)) return undefined;
-  const reads = keys.map((key, i) => `v = readers[${i}](raw, cookies, body);\nif (v !== undefined) input[${JSON.stringify(key)}] = v;`);
+  const converts: Convert[] = [];
+  const queryNames: string[] = [];
+  // The query is picked from its string only when every query parameter is a scalar (a model reads
+  // keys it does not name: a strict one refuses the others).
+  const picksQuery = entries.some((e) => e.in === 'query') && entries.every((e) => e.in !== 'query' || e.kind === 'scalar');
+  const reads = entries.map((e, i) => {
+    const store = `if (v !== undefined) input[${JSON.stringify(keys[i])}] = v;`;
+    if (e.kind === 'scalar' && e.in === 'path') {
+      converts.push(e.convert);
+      return `v = path[${JSON.stringify(e.wire)}];\nif (v !== undefined) v = converts[${converts.length - 1}](v);\n${store}`;
+    }
+    if (e.kind === 'scalar' && e.in === 'query' && picksQuery) {
+      converts.push(e.convert);
+      const convert = `converts[${converts.length - 1}]`;
+      const q = `q${queryNames.length}`;
+      queryNames.push(e.wire);
+      return e.array
+        ? `v = ${q} === undefined ? undefined : (typeof ${q} === 'string' ? [${q}] : ${q}).map(${convert});\n${store}`
+        : `v = typeof ${q} === 'object' ? ${q}[${q}.length - 1] : ${q};\nif (v !== undefined) v = ${convert}(v);\n${store}`;
+    }
+    return `v = readers[${i}](raw, cookies, body);\n${store}`;
+  });
+  const usesPath = entries.some((e) => e.kind === 'scalar' && e.in === 'path');
+  const qs = queryNames.map((_, n) => `q${n}`);
+  const pick =
+    queryNames.length === 0
+      ? ''
+      : `let ${qs.join(', ')};
+const qs = raw.queryString === undefined ? undefined : raw.queryString();
+if (qs === undefined || (qs !== '' && !pickQuery(qs, names, slots))) {
+  const query = raw.query;
+  ${queryNames.map((name, n) => `q${n} = query[${JSON.stringify(name)}];`).join('\n  ')}
+} else if (qs !== '') {
+  ${queryNames.map((_, n) => `q${n} = slots[${n}];`).join('\n  ')}
+}`;
   return generateFunction<InputReader>(
-    ['readers'],
-    [readers],
-    `return (raw, cookies, body) => {\nconst input = {};\nlet v;\n${reads.join('\n')}\nreturn input;\n};`,
+    ['readers', 'converts', 'pickQuery', 'names', 'slots'],
+    [readers, converts, pickQuery, queryNames, queryNames.map(() => undefined)],
+    `return (raw, cookies, body) => {
+const input = {};
+let v;
+${usesPath ? 'const path = raw.path;' : ''}
+${pick}
+${reads.join('\n')}
+return input;
+};`,
   );
 }
 

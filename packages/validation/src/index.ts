@@ -15,7 +15,7 @@ export { describeParams, type ParamDescriptor, type BodyDescriptor } from './des
 export type { ParamSpec, ParamsShape, BinderPlan } from './plan.js';
 export type { ValidationIssue } from './issues.js';
 export type { RawInput } from './readers.js';
-export { queryValues } from './query-values.js';
+export { pickQuery, queryValues } from './query-values.js';
 export {
   file,
   form,

@@ -7,6 +7,12 @@ export interface RawInput {
   path: Record<string, string>;
   /** Query values by name: a string, or an array when the key repeats (see `queryValues`). */
   query: Readonly<Record<string, string | string[] | undefined>>;
+  /**
+   * The query string as sent (percent-encoded, without `?`), where `query` is parsed from it: a route
+   * whose query parameters are all scalars then picks its keys from the string, and reads `query`
+   * only for a string with percent-escapes.
+   */
+  queryString?: () => string;
   /** Header lookup; `name` is lower-case. */
   headers: { get(name: string): string | null | undefined };
   /** Parsed cookies; called only when the route has a cookie parameter. */

@@ -2,7 +2,7 @@ import { internalErrorProblem } from '../runtime.js';
 import { isInvalidHeaderName, isUnsafeHeaderValue, type ResponseHeaders } from '../headers.js';
 import type { Logger } from '../logger.js';
 import { statusHasBody } from '../http.js';
-import { utf8, utf8Length } from '../platform.js';
+import { utf8 } from '../platform.js';
 import { type BodyChunk, problemResponse, type Response } from '../response.js';
 
 /** A response reduced to what every writer needs: status, a flat header list and the body. */
@@ -55,7 +55,7 @@ function serializeUnchecked(response: Response): Serialized {
   const body = response.render();
   // As text: node:http tests every header value with a regular expression, which takes V8's fast
   // path only when each value it ever sees is a string (a number also costs a conversion there).
-  const length = `${body === null ? 0 : typeof body === 'string' ? utf8Length(body) : body.byteLength}`;
+  const length = `${body === null ? 0 : response.renderedLength(body)}`;
   const type = body === null || hasContentType ? undefined : (response.contentType() ?? 'application/octet-stream');
   if (flat === undefined) {
     // Built whole rather than grown: the common answer's list in one allocation.
