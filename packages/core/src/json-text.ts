@@ -126,6 +126,8 @@ type ShapeCode = (object: object, writer: ObjectWriter) => string | typeof OTHER
 /** Keys written by generated code: printable ASCII with nothing to escape, and not too many. */
 const SHAPE_KEY = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 const MAX_SHAPE_KEYS = 32;
+/** Answers a route gives through JSON.stringify before code is made for its objects' keys. */
+export const WARM_ANSWERS = 8;
 /** A route whose objects keep changing keys stops learning them after this many. */
 const MAX_SHAPES = 4;
 
@@ -141,6 +143,7 @@ export class ObjectWriter {
   ascii = false;
   private code: ShapeCode | undefined = undefined;
   private shapes = 0;
+  private answers = 0;
 
   /** `jsonText(object)` for a plain object (`isPlainJsonObject`). */
   write(object: object): string | undefined {
@@ -149,6 +152,12 @@ export class ObjectWriter {
     if (code !== undefined) {
       const text = code(object, this);
       if (text !== OTHER_KEYS) return text;
+    }
+    // Code is made for a route that keeps answering, not on its first answers: compiling it costs
+    // more than a few answers save, and a cold start (a serverless function's first event) pays it.
+    if (this.answers < WARM_ANSWERS) {
+      this.answers++;
+      return JSON.stringify(object);
     }
     if (this.shapes < MAX_SHAPES) {
       this.shapes++;
