@@ -18,47 +18,8 @@ server=$(realpath "$1")
 endpoint=$2
 warm=${3:-20000}
 count=${4:-10000}
-work=$(mktemp -d)
-client=
-cleanup() {
-  exec 3>&- 2>/dev/null || true
-  [ -n "$client" ] && kill "$client" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-cd "$(dirname "$server")"
-valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/out.%p" \
-  node --no-memory-reducer --import tsx "$server" >"$work/stdout" 2>"$work/stderr" &
-pid=$!
-for _ in $(seq 1 600); do grep -q '"port"' "$work/stdout" 2>/dev/null && break; sleep 0.5; done
+. "$here/window.sh"
+start_server "$server" '"port"'
 port=$(grep -o '"port": *[0-9]*' "$work/stdout" | head -1 | grep -o '[0-9]*$')
-# The client reads its go-aheads from a pipe this script holds open.
-mkfifo "$work/go"
-node "$here/client.mjs" "$port" "$endpoint" "$count" 50 "$warm" <"$work/go" >"$work/client" &
-client=$!
-exec 3>"$work/go"
-waitfor() {
-  until grep -q "$1" "$work/client" 2>/dev/null; do
-    kill -0 "$client" 2>/dev/null || { echo "the client stopped before '$1'" >&2; exit 1; }
-    sleep 0.05
-  done
-}
-waitfor warm
-callgrind_control -i on "$pid" >/dev/null
-echo go >&3
-waitfor counted
-callgrind_control -i off "$pid" >/dev/null
-echo done >&3
-exec 3>&-
-wait "$client"
-client=
-callgrind_control -d "$pid" >/dev/null
-sleep 1
-kill "$pid"
-wait "$pid" 2>/dev/null || true
-total=0
-for file in "$work"/out.*; do
-  n=$(grep -m1 '^totals:' "$file" | awk '{print $2}')
-  total=$((total + ${n:-0}))
-done
+count_window node "$here/client.mjs" "$port" "$endpoint" "$count" 50 "$warm"
 echo "$(basename "$server" .ts) $endpoint: $((total / count)) instructions per request ($count requests after $warm)"

@@ -3,6 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isPlainJsonObject, jsonText, ObjectWriter, WARM_ANSWERS } from '../src/json-text.js';
+import { seededRandom } from '@fnapi/test-support';
 
 function same(value: unknown): void {
   let expected: string | undefined;
@@ -28,15 +29,6 @@ function same(value: unknown): void {
       expect(writer.write(value)).toBe(expected);
     }
   }
-}
-
-/** A small deterministic generator, so a failure repeats. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    return state / 2147483648;
-  };
 }
 
 describe('jsonText', () => {
@@ -158,7 +150,7 @@ describe('jsonText', () => {
   });
 
   it('agrees on random values', () => {
-    const next = random(7);
+    const next = seededRandom(7);
     const strings = ['', 'a', 'é', '"', '\\', '\n', '\u0000', '\ud800', '\udc00', '\ud83d\ude00', '😀', 'key', '__proto__', '0', '10'];
     const build = (depth: number): unknown => {
       const pick = Math.floor(next() * (depth > 3 ? 6 : 9));

@@ -4,19 +4,12 @@
 import { pickQuery } from '@fnapi/validation';
 import { describe, expect, it } from 'vitest';
 import { Request } from '../src/request.js';
+import { seededRandom } from '@fnapi/test-support';
 
 /** What the parsed query (`request.queryValues`) holds for each name. */
 function parsed(query: string, names: readonly string[]): (string | string[] | undefined)[] {
   const values = new Request({ method: 'GET', path: '/', query }).queryValues;
   return names.map((name) => values[name]);
-}
-
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    return state / 2147483648;
-  };
 }
 
 describe('pickQuery', () => {
@@ -50,7 +43,7 @@ describe('pickQuery', () => {
   });
 
   it('agrees on random queries', () => {
-    const next = random(11);
+    const next = seededRandom(11);
     const pieces = ['page', 'limit', 'x', 'a', 'b', '+', '=', '&', '&', ' ', 'é', '1', 'pa'];
     for (let i = 0; i < 5000; i++) {
       let query = '';

@@ -175,3 +175,12 @@ export function runtimeAvailable(name: 'bun' | 'deno' | 'workerd', what: string)
 export async function loadMiniflare(): Promise<typeof import('miniflare')> {
   return import('miniflare');
 }
+
+/** A small deterministic generator of numbers in [0, 1), so that a failing random case repeats. */
+export function seededRandom(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+}
