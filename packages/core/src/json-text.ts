@@ -133,10 +133,10 @@ const MAX_SHAPES = 4;
 
 /**
  * The JSON of one route's plain-object answers. The route's objects have one set of keys nearly always
- * (an object literal in the handler): code is made for it on the first answer, which checks that an
- * object has those keys, in that order, then writes each value with its key's text made ahead, and
- * every number and plain-ASCII string without a call. An object of other keys is written as `jsonText`
- * writes it. `ascii` tells whether the last text is ASCII, so its length is its size in bytes.
+ * (an object literal in the handler): code is made for it once the route has answered a few times,
+ * which checks that an object has those keys, in that order, then writes each value with its key's
+ * text made ahead, and every number and plain-ASCII string without a call. An object of other keys is
+ * written by JSON.stringify. `ascii` tells whether the last text is ASCII, so its length is its size in bytes.
  */
 export class ObjectWriter {
   /** The last text written is ASCII (known only for texts written by a shape's code). */
@@ -167,7 +167,9 @@ export class ObjectWriter {
         if (text !== OTHER_KEYS) return text;
       }
     }
-    return writeObject(object as Record<string, unknown>, 1);
+    // No code for these keys (too many, keys to escape, no generated code on this runtime, or a
+    // route whose keys keep changing): V8's serializer is the faster way to the same text.
+    return JSON.stringify(object);
   }
 }
 
