@@ -12,7 +12,7 @@
 // event" the whole cold start less the same. Unlike the times they do not move with the machine's
 // load. --runs 0 leaves the times out.
 //
-//   pnpm --filter @fnapi/bench coldstart [-- --runs 15 --instructions --instruction-runs 3 --one-file --no-write]
+//   pnpm --filter @fnapi/bench coldstart [-- --runs 15 --instructions --instruction-runs 3 --one-file --routes 100 --no-write]
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +30,7 @@ const { values: args } = parseArgs({
     instructions: { type: 'boolean', default: false },
     'instruction-runs': { type: 'string', default: '3' },
     'one-file': { type: 'boolean', default: false },
+    routes: { type: 'string', default: '0' },
     'no-write': { type: 'boolean', default: false },
   },
 });
@@ -41,9 +42,16 @@ if (args.instructions) requireValgrind();
 const out = join(here, '.coldstart');
 mkdirSync(out, { recursive: true });
 
+// --routes N: the same entries with N more endpoints (coldstart/*-routes.ts), for what each endpoint adds.
+const extraRoutes = Number(args.routes);
+if (!(Number.isInteger(extraRoutes) && extraRoutes >= 0)) throw new Error('--routes takes a whole number ≥ 0');
 const FRAMEWORKS = [
-  { name: 'fnapi (LambdaAdapter)', entry: join(here, '..', 'examples', 'serverless', 'src', 'lambda.ts') },
-  { name: 'Hono (hono/aws-lambda)', entry: join(here, 'coldstart', 'hono-lambda.ts') },
+  {
+    name: 'fnapi (LambdaAdapter)',
+    entry:
+      extraRoutes > 0 ? join(here, 'coldstart', 'fnapi-lambda-routes.ts') : join(here, '..', 'examples', 'serverless', 'src', 'lambda.ts'),
+  },
+  { name: 'Hono (hono/aws-lambda)', entry: join(here, 'coldstart', extraRoutes > 0 ? 'hono-lambda-routes.ts' : 'hono-lambda.ts') },
 ];
 const PATHS = ['/hello', '/users/1/posts/2'];
 
@@ -85,7 +93,7 @@ interface Sample {
 }
 
 const firstEvent = join(here, 'coldstart', 'first-event.mjs');
-const lambdaEnv = { ...process.env, NODE_ENV: 'production', AWS_LAMBDA_FUNCTION_NAME: 'coldstart' };
+const lambdaEnv = { ...process.env, NODE_ENV: 'production', AWS_LAMBDA_FUNCTION_NAME: 'coldstart', COLDSTART_ROUTES: String(extraRoutes) };
 
 function once(file: string, path: string): Sample {
   const result = spawnSync(process.execPath, [firstEvent, pathToFileURL(file).href, path], {
@@ -225,9 +233,17 @@ const headers = [
   ...(counted ? ['import, instructions', 'import + first event, instructions'] : []),
   'bundle',
 ];
+const title = extraRoutes > 0 ? `## Cold start (AWS Lambda), ${extraRoutes} more endpoints` : '## Cold start (AWS Lambda)';
 const section = [
-  '## Cold start (AWS Lambda)',
+  title,
   '',
+  ...(extraRoutes > 0
+    ? [
+        `The entries below with ${extraRoutes} more endpoints each (\`bench/coldstart/*-routes.ts\`): half GETs with path and`,
+        'query parameters, half POSTs with a body model.',
+        '',
+      ]
+    : []),
   'A fresh Node process imports the Lambda entry and answers its first HTTP API (v2) event: fnapi',
   '`examples/serverless/src/lambda.ts` (LambdaAdapter) beside the same routes in Hono through',
   '`hono/aws-lambda` (`bench/coldstart/hono-lambda.ts`), both validating with zod and bundled as for a',
@@ -255,4 +271,4 @@ const section = [
 ].join('\n');
 process.stdout.write(`\n${section}`);
 
-if (!args['no-write']) replaceSection(join(here, 'RESULTS.md'), '## Cold start (AWS Lambda)', section);
+if (!args['no-write']) replaceSection(join(here, 'RESULTS.md'), title, section);

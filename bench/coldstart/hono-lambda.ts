@@ -6,7 +6,7 @@ import { streamText } from 'hono/streaming';
 import { z } from 'zod';
 import { createHonoApp } from '../servers/hono-app.js';
 
-const app = createHonoApp();
+export const app = createHonoApp();
 
 app.get('/countdown', zValidator('query', z.object({ from: z.coerce.number().int().min(1).max(10).default(3) })), (c) => {
   const { from } = c.req.valid('query');

@@ -73,6 +73,15 @@ function paramsBuilder(names: readonly string[]): ParamsBuilder {
   );
 }
 
+/**
+ * A route's builder, made when the route is first matched: registering and compiling an app then
+ * generates no code for routes a process never serves (a cold start serves one). The terminal's
+ * field is replaced by the real builder, so later matches call it directly.
+ */
+function deferredBuilder(terminal: Terminal<unknown>, names: readonly string[]): ParamsBuilder {
+  return (values) => (terminal.params = paramsBuilder(names))(values);
+}
+
 /** The template as documented: `{name:path}` written `{name}`. */
 export function documentedPath(template: string): string {
   return template.includes(':path}') ? template.replace(/\{([A-Za-z_$][\w$]*):path\}/g, '{$1}') : template;
@@ -107,6 +116,8 @@ export function pathParamNames(template: string): string[] {
 
 /** Joins a prefix and a route into one normalised template. */
 export function joinPath(prefix: string, route: string): string {
+  // An app's own routes: nothing to join or normalise.
+  if (prefix === '' && route.charCodeAt(0) === 47 /* / */ && !route.includes('//')) return route;
   const joined = `${prefix.replace(/\/+$/, '')}/${route.replace(/^\/+/, '')}`;
   const normalised = joined.replace(/\/{2,}/g, '/');
   return normalised.length > 1 && normalised.endsWith('/') && !route.endsWith('/') ? normalised.slice(0, -1) : normalised;
@@ -184,12 +195,14 @@ export class RouteTable<T> {
       return true;
     }
     let current = table.root;
-    const params = paramsBuilder(pathParamNames(template));
+    const names = pathParamNames(template);
     for (const segment of template.split('/').slice(1)) {
       const rest = REST.exec(segment);
       if (rest) {
         if (current.rest !== undefined) return false;
-        current.rest = { value, params };
+        const terminal: Terminal<T> = { value, params: undefined };
+        terminal.params = deferredBuilder(terminal, names);
+        current.rest = terminal;
         table.hasDynamic = true;
         return true;
       }
@@ -212,7 +225,7 @@ export class RouteTable<T> {
     }
     if (current.value !== undefined) return false;
     current.value = value;
-    current.params = params;
+    current.params = deferredBuilder(current, names);
     table.hasDynamic = true;
     return true;
   }

@@ -5,7 +5,7 @@ import type { RegisteredEndpoint } from './compile.js';
 // is documented as `{}`: named once, when the app is compiled, so the author knows why.
 
 function undocumented(schema: unknown, io: 'input' | 'output'): schema is Schema {
-  return isStandardSchema(schema) && !isZodSchema(schema) && standardJsonSchema(schema, io) === undefined;
+  return !isZodSchema(schema) && isStandardSchema(schema) && standardJsonSchema(schema, io) === undefined;
 }
 
 /** `GET /items/{id}: params.id (vendor)` for every schema of the endpoint the document shows as `{}`. */

@@ -106,6 +106,25 @@ describe('RouteTable', () => {
     }
   });
 
+  it('generates the parameter builder of a route on its first match, not when the route is added', () => {
+    const generate = vi.spyOn(globalThis, 'Function');
+    try {
+      const table = new RouteTable<number>();
+      for (let i = 0; i < 50; i++) table.add('GET', `/r${i}/{id}/{rest:path}`, i);
+      table.add('GET', '/s/{id}', 50);
+      expect(generate).not.toHaveBeenCalled();
+      expect(table.match('GET', '/r7/a/b/c')).toEqual({ value: 7, params: { id: 'a', rest: 'b/c' } });
+      expect(table.match('GET', '/s/x')).toEqual({ value: 50, params: { id: 'x' } });
+      expect(generate).toHaveBeenCalledTimes(2);
+      // Later matches use the builder made by the first, with their own values.
+      expect(table.match('GET', '/r7/d/e')).toEqual({ value: 7, params: { id: 'd', rest: 'e' } });
+      expect(table.match('GET', '/s/y')).toEqual({ value: 50, params: { id: 'y' } });
+      expect(generate).toHaveBeenCalledTimes(2);
+    } finally {
+      generate.mockRestore();
+    }
+  });
+
   it('finds static paths among many of one length, and long ones', () => {
     const table = new RouteTable<number>();
     const paths = Array.from({ length: 12 }, (_, i) => `/p${String(i).padStart(2, '0')}`);
@@ -128,5 +147,19 @@ describe('RouteTable', () => {
     expect(joinPath('/v1', '')).toBe('/v1');
     expect(joinPath('/v1', '/')).toBe('/v1/');
     expect(joinPath('', '/x')).toBe('/x');
+    // Without a prefix, as with one: slashes normalised, a trailing one kept only where the route has it.
+    const cases: [string, string][] = [
+      ['/', '/'],
+      ['/x/', '/x/'],
+      ['/x//y', '/x/y'],
+      ['//x', '/x'],
+      ['x', '/x'],
+      ['', '/'],
+      ['/x/{id}/{rest:path}', '/x/{id}/{rest:path}'],
+    ];
+    for (const [route, joined] of cases) {
+      expect(joinPath('', route)).toBe(joined);
+      expect(joinPath('/v1', route)).toBe(route === '' ? '/v1' : `/v1${joined}`);
+    }
   });
 });

@@ -31,11 +31,23 @@ export interface Binder {
   readonly usesCookies: boolean;
 }
 
-function makeBinder(fn: (raw: RawInput) => BindResult, usesBody: boolean, usesCookies: boolean): Binder {
-  return Object.defineProperties(fn, {
-    usesBody: { value: usesBody, enumerable: true },
-    usesCookies: { value: usesCookies, enumerable: true },
-  }) as Binder;
+type Bind = (raw: RawInput) => BindResult;
+
+function makeBinder(fn: Bind, usesBody: boolean, usesCookies: boolean): Binder {
+  const binder = fn as Bind & { usesBody: boolean; usesCookies: boolean };
+  binder.usesBody = usesBody;
+  binder.usesCookies = usesCookies;
+  return binder;
+}
+
+/**
+ * A binder whose schema and generated code are made on its first call: compiling an app then costs
+ * little per route, and a process that serves a few of many routes (a serverless cold start) builds
+ * only theirs. What the route reads is known at once.
+ */
+function deferredBinder(build: () => Bind, usesBody: boolean, usesCookies: boolean): Binder {
+  let bind: Bind | undefined;
+  return makeBinder((raw) => (bind ??= build())(raw), usesBody, usesCookies);
 }
 
 /**
@@ -68,29 +80,38 @@ export function compileBinder(plan: BinderPlan): Binder {
 
   // Only a whole-body model: parse it directly, without an enclosing object to build and walk.
   if (entries.length === 1 && entries[0].kind === 'wholeBody') {
-    const { name } = entries[0];
-    const model = compiledParser(entries[0].schema as z.ZodType);
-    const newInput = objectFactory([name]);
-    return makeBinder(
-      (raw) => {
-        const result = model.safeParse(raw.body, PARSE);
-        if (!result.success) {
-          const issues: ValidationIssue[] = (result.error.issues as z.core.$ZodIssue[]).map((issue) => ({
-            in: 'body',
-            path: issue.path.map(toPathItem),
-            ...readable(issue, 'body', undefined),
-          }));
-          return { ok: false, issues };
-        }
-        const value = newInput();
-        value[name] = result.data;
-        return { ok: true, value };
-      },
-      true,
-      false,
-    );
+    const { name, schema } = entries[0];
+    return deferredBinder(() => wholeBodyBind(name, schema as z.ZodType), true, false);
   }
 
+  return deferredBinder(
+    () => zodBind(entries),
+    entries.some((e) => e.in === 'body'),
+    entries.some((e) => e.in === 'cookie'),
+  );
+}
+
+function wholeBodyBind(name: string, schema: z.ZodType): Bind {
+  const model = compiledParser(schema);
+  const newInput = objectFactory([name]);
+  return (raw) => {
+    const result = model.safeParse(raw.body, PARSE);
+    if (!result.success) {
+      const issues: ValidationIssue[] = (result.error.issues as z.core.$ZodIssue[]).map((issue) => ({
+        in: 'body',
+        path: issue.path.map(toPathItem),
+        ...readable(issue, 'body', undefined),
+      }));
+      return { ok: false, issues };
+    }
+    const value = newInput();
+    value[name] = result.data;
+    return { ok: true, value };
+  };
+}
+
+/** Every parameter read into one object and validated by one zod parse. */
+function zodBind(entries: readonly Entry[]): Bind {
   const keys = entries.map((e) => e.name);
   const readers = entries.map(readerFor);
   const isBodyField = entries.map((e) => e.kind === 'bodyField');
@@ -104,7 +125,6 @@ export function compileBinder(plan: BinderPlan): Binder {
   const schema = compiledParser(z.object(shape as Record<string, z.ZodType>));
   const expectations = expectationsOf(entries);
 
-  const usesBody = entries.some((e) => e.in === 'body');
   const usesCookies = entries.some((e) => e.in === 'cookie');
   const hasBodyFields = isBodyField.some(Boolean);
   const n = entries.length;
@@ -141,34 +161,30 @@ export function compileBinder(plan: BinderPlan): Binder {
       return input;
     });
 
-  return makeBinder(
-    (raw) => {
-      const cookies = usesCookies ? raw.cookies() : undefined;
-      let bodyObject: Record<string, unknown> | undefined;
-      if (hasBodyFields) {
-        const b = raw.body;
-        if (b !== undefined) {
-          if (typeof b !== 'object' || b === null || Array.isArray(b)) {
-            const bodyIssue: ValidationIssue = {
-              in: 'body',
-              path: [],
-              message: `Invalid input: expected object, received ${describeType(b)}`,
-              code: 'invalid_type',
-            };
-            return { ok: false, issues: [bodyIssue, ...validateWithoutBodyFields(raw, cookies)] };
-          }
-          bodyObject = b as Record<string, unknown>;
+  return (raw) => {
+    const cookies = usesCookies ? raw.cookies() : undefined;
+    let bodyObject: Record<string, unknown> | undefined;
+    if (hasBodyFields) {
+      const b = raw.body;
+      if (b !== undefined) {
+        if (typeof b !== 'object' || b === null || Array.isArray(b)) {
+          const bodyIssue: ValidationIssue = {
+            in: 'body',
+            path: [],
+            message: `Invalid input: expected object, received ${describeType(b)}`,
+            code: 'invalid_type',
+          };
+          return { ok: false, issues: [bodyIssue, ...validateWithoutBodyFields(raw, cookies)] };
         }
+        bodyObject = b as Record<string, unknown>;
       }
-      const result = schema.safeParse(readAll(raw, cookies, bodyObject), PARSE);
-      if (result.success) return { ok: true, value: result.data as Record<string, unknown> };
-      const issues: ValidationIssue[] = [];
-      mapIssues(result.error.issues as z.core.$ZodIssue[], targets, issues, expectations);
-      return { ok: false, issues };
-    },
-    usesBody,
-    usesCookies,
-  );
+    }
+    const result = schema.safeParse(readAll(raw, cookies, bodyObject), PARSE);
+    if (result.success) return { ok: true, value: result.data as Record<string, unknown> };
+    const issues: ValidationIssue[] = [];
+    mapIssues(result.error.issues as z.core.$ZodIssue[], targets, issues, expectations);
+    return { ok: false, issues };
+  };
 }
 
 type InputReader = (

@@ -170,7 +170,25 @@ function notASchema(name: string): string {
   );
 }
 
+/**
+ * Each params object's last analysis, for its method and path parameters: registration checks a
+ * route's parameters and compiling it binds them, and both read the same entries (never changed
+ * after they are made), so an app's cold start analyses each route once.
+ */
+const analyses = new WeakMap<object, { key: string; entries: Entry[] }>();
+
 export function analyze(plan: BinderPlan): Entry[] {
+  const params = plan.params;
+  if (params === undefined) return analyzeNow(plan);
+  const key = `${plan.method.toUpperCase()} ${plan.pathParams.join('/')}`;
+  const known = analyses.get(params);
+  if (known !== undefined && known.key === key) return known.entries;
+  const entries = analyzeNow(plan);
+  analyses.set(params, { key, entries });
+  return entries;
+}
+
+function analyzeNow(plan: BinderPlan): Entry[] {
   const method = plan.method.toUpperCase();
   const params = plan.params ?? {};
   const pathNames = new Set(plan.pathParams);

@@ -25,6 +25,9 @@ export function isZodSchema(value: unknown): boolean {
 /** True for any object or function that implements Standard Schema v1 (`~standard.validate`). */
 export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
+  // A zod 4 schema implements the spec; reading its `~standard` getter builds an object, which
+  // registering many routes would pay once per parameter (`in` does not call the getter).
+  if ('_zod' in value && '~standard' in value) return true;
   const props = (value as { '~standard'?: { version?: unknown; validate?: unknown } })['~standard'];
   return typeof props === 'object' && props !== null && props.version === 1 && typeof props.validate === 'function';
 }

@@ -579,3 +579,43 @@ describe('the input a route reads, with or without generated code', () => {
     expect(value(bind(raw({ query: 'n=1' })))).toEqual({ n: 1 });
   });
 });
+
+describe('compiling a binder', () => {
+  it('makes its schema and code on the first bind; what the route reads is known before', () => {
+    const params = { id: z.int(), q: query(z.string().optional()), session: cookie(z.string()), user: z.object({ name: z.string() }) };
+    const generate = vi.spyOn(globalThis, 'Function');
+    try {
+      const bind = compileBinder({ method: 'POST', pathParams: ['id'], params });
+      expect(bind.usesBody).toBe(true);
+      expect(bind.usesCookies).toBe(true);
+      expect(generate).not.toHaveBeenCalled();
+      const input = { path: { id: '7' }, query: 'q=x', cookies: { session: 's' }, body: { name: 'ada' } };
+      expect(value(bind(raw(input)))).toEqual({ id: 7, q: 'x', session: 's', user: { name: 'ada' } });
+      const made = generate.mock.calls.length;
+      expect(made).toBeGreaterThan(0);
+      expect(value(bind(raw({ ...input, path: { id: '8' } })))).toEqual({ id: 8, q: 'x', session: 's', user: { name: 'ada' } });
+      expect(generate.mock.calls.length).toBe(made);
+      expect(issues(bind(raw({ ...input, path: { id: 'x' } })))[0]).toMatchObject({ in: 'path', path: ['id'] });
+    } finally {
+      generate.mockRestore();
+    }
+  });
+
+  it('a params object shared by routes is read for each route as its method and path say', () => {
+    const params = { id: z.int(), note: z.string().optional() };
+    const fromPath = compileBinder({ method: 'GET', pathParams: ['id'], params });
+    const fromQuery = compileBinder({ method: 'GET', pathParams: [], params });
+    const fromBody = compileBinder({ method: 'POST', pathParams: [], params });
+    expect(value(fromPath(raw({ path: { id: '1' }, query: 'note=a' })))).toEqual({ id: 1, note: 'a' });
+    expect(value(fromQuery(raw({ query: 'id=2&note=b' })))).toEqual({ id: 2, note: 'b' });
+    expect(value(fromBody(raw({ body: { id: 3, note: 'c' } })))).toEqual({ id: 3, note: 'c' });
+    expect([fromPath.usesBody, fromQuery.usesBody, fromBody.usesBody]).toEqual([false, false, true]);
+    // The same route again, after the others: still read from the path.
+    const again = compileBinder({ method: 'GET', pathParams: ['id'], params });
+    expect(value(again(raw({ path: { id: '4' } })))).toEqual({ id: 4 });
+  });
+
+  it('a zod check is not taken for a schema', () => {
+    expect(() => compileBinder({ method: 'GET', pathParams: [], params: { n: z.minLength(2) as never } })).toThrow(/must be a schema/);
+  });
+});
