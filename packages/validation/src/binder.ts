@@ -51,8 +51,9 @@ function deferredBinder(build: () => Bind, usesBody: boolean, usesCookies: boole
 }
 
 /**
- * Compiles the binding of one route: all schema analysis happens here, once. The returned function reads
- * the raw request parts, converts strings strictly and validates everything with one zod parse.
+ * Compiles the binding of one route: the parameters are analysed here (once per route, shared with the
+ * registration check); a zod route's schema and generated code are made on its first bind. The returned
+ * function reads the raw request parts, converts strings strictly and validates everything with one zod parse.
  */
 export function compileBinder(plan: BinderPlan): Binder {
   const entries = analyze(plan);
@@ -84,10 +85,11 @@ export function compileBinder(plan: BinderPlan): Binder {
     return deferredBinder(() => wholeBodyBind(name, schema as z.ZodType), true, false);
   }
 
+  const usesCookies = entries.some((e) => e.in === 'cookie');
   return deferredBinder(
-    () => zodBind(entries),
+    () => zodBind(entries, usesCookies),
     entries.some((e) => e.in === 'body'),
-    entries.some((e) => e.in === 'cookie'),
+    usesCookies,
   );
 }
 
@@ -111,7 +113,7 @@ function wholeBodyBind(name: string, schema: z.ZodType): Bind {
 }
 
 /** Every parameter read into one object and validated by one zod parse. */
-function zodBind(entries: readonly Entry[]): Bind {
+function zodBind(entries: readonly Entry[], usesCookies: boolean): Bind {
   const keys = entries.map((e) => e.name);
   const readers = entries.map(readerFor);
   const isBodyField = entries.map((e) => e.kind === 'bodyField');
@@ -125,7 +127,6 @@ function zodBind(entries: readonly Entry[]): Bind {
   const schema = compiledParser(z.object(shape as Record<string, z.ZodType>));
   const expectations = expectationsOf(entries);
 
-  const usesCookies = entries.some((e) => e.in === 'cookie');
   const hasBodyFields = isBodyField.some(Boolean);
   const n = entries.length;
   const newInput = objectFactory(keys);

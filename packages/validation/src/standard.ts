@@ -27,7 +27,7 @@ export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
   // A zod 4 schema implements the spec; reading its `~standard` getter builds an object, which
   // registering many routes would pay once per parameter (`in` does not call the getter).
-  if ('_zod' in value && '~standard' in value) return true;
+  if (isZodSchema(value) && '~standard' in value) return true;
   const props = (value as { '~standard'?: { version?: unknown; validate?: unknown } })['~standard'];
   return typeof props === 'object' && props !== null && props.version === 1 && typeof props.validate === 'function';
 }
