@@ -1,5 +1,5 @@
-export { API, type APIOptions, type RouteInfo, type ValidationErrorFormat } from './app.js';
-export { Router, RouteGroup, type RouterOptions, type RouteEntry } from './route-group.js';
+export { API, type APIOptions, type RouteInfo, type ValidationErrorFormat } from './app/app.js';
+export { Router, RouteGroup, type RouterOptions, type RouteEntry } from './app/route-group.js';
 export {
   api,
   annotateHandler,
@@ -19,10 +19,10 @@ export {
   type RouteOptions,
   type StreamHandler,
   type HandlerFor,
-} from './endpoint.js';
-export type { TrustProxy } from './edge.js';
-export { addressKey, normalizeAddress } from './address.js';
-export { Request, type AuthInfo, type ClientInfo, type RequestInit } from './request.js';
+} from './serve/endpoint.js';
+export type { TrustProxy } from './platform/proxy-trust.js';
+export { addressKey, normalizeAddress } from './platform/address.js';
+export { Request, type AuthInfo, type ClientInfo, type RequestInit } from './http/request.js';
 export {
   Response,
   JSONResponse,
@@ -33,11 +33,11 @@ export {
   problemResponse,
   type BodyChunk,
   type ResponseOptions,
-} from './response.js';
-export { RequestHeaders, ResponseHeaders } from './headers.js';
-export { FileResponse, contentDisposition, type FileResponseOptions, type FileSource } from './file-response.js';
-export { binary, type BinarySchema } from './binary.js';
-export type { CookieOptions } from './cookies.js';
+} from './http/response.js';
+export { RequestHeaders, ResponseHeaders } from './http/headers.js';
+export { FileResponse, contentDisposition, type FileResponseOptions, type FileSource } from './http/file-response.js';
+export { binary, type BinarySchema } from './http/binary.js';
+export type { CookieOptions } from './http/cookies.js';
 export {
   BadRequestError,
   ConflictError,
@@ -59,8 +59,8 @@ export {
   ValidationError,
   type HTTPErrorOptions,
   type ProblemDetails,
-} from './errors.js';
-export { compose, type CallNext, type Middleware, type MiddlewareFunction, type MiddlewareObject } from './pipeline.js';
+} from './http/errors.js';
+export { compose, type CallNext, type Middleware, type MiddlewareFunction, type MiddlewareObject } from './serve/pipeline.js';
 export {
   EVENT_NAMES,
   HOOK_NAMES,
@@ -74,7 +74,7 @@ export {
   type PluginMetadata,
   type PostResponseHook,
   type PreRequestHook,
-} from './plugins.js';
+} from './serve/plugins.js';
 export {
   sseEvent,
   ItemValidationError,
@@ -87,11 +87,11 @@ export {
   type SSEEvent,
   type SSEEventInit,
   type StreamResult,
-} from './streams.js';
-export { defaultLogger, roundMs, silentLogger, type Logger } from './logger.js';
-export { currentSignal, runWithSignal } from './scope.js';
-export type { Platform, RuntimeName } from './platform.js';
-export { errorResponse, type ErrorResponseOptions } from './runtime.js';
+} from './serve/streams.js';
+export { defaultLogger, roundMs, silentLogger, type Logger } from './platform/logger.js';
+export { currentSignal, runWithSignal } from './platform/signal-scope.js';
+export type { Platform, RuntimeName } from './platform/platform.js';
+export { errorResponse, type ErrorResponseOptions } from './serve/runtime.js';
 export {
   BYTES_TYPE,
   HTML_TYPE,
@@ -101,10 +101,10 @@ export {
   isTextContentType,
   reasonPhrase,
   statusHasBody,
-} from './http.js';
-export { CREDENTIAL_FIELDS, CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMS } from './credentials.js';
+} from './http/facts.js';
+export { CREDENTIAL_FIELDS, CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMS } from './http/credentials.js';
 export type { RunOptions, RunningServer } from './server/node.js';
-export { ServingState, type ServingPhase } from './serving-state.js';
+export { ServingState, type ServingPhase } from './serve/serving-state.js';
 export {
   webSocketEnded,
   WebSocketUpgrade,
@@ -117,7 +117,7 @@ export {
 } from './ws/endpoint.js';
 export { MessageValidationError, WebSocketConnection, type CloseInfo } from './ws/connection.js';
 export type { BunWebSocketHandler } from './ws/fetch.js';
-export { Hub, HubSubscription, type HubOptions, type HubStats, type SubscribeOptions, type PubSub } from './hub.js';
+export { Hub, HubSubscription, type HubOptions, type HubStats, type SubscribeOptions, type PubSub } from './ws/hub.js';
 export { PortUnavailableError } from './server/listen.js';
 export type { InjectOptions, InjectResponse } from './server/inject.js';
 export {

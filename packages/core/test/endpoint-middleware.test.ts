@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { API, api, type CallNext, type Middleware, NotFoundError, type Request, Response, Router } from '../src/index.js';
-import { TestClient } from '../src/testing.js';
+import { TestClient } from '../src/server/testing.js';
 import { recorder } from './helpers.js';
 
 let client: TestClient | undefined;

@@ -96,7 +96,7 @@ describe('a Worker bundle (esbuild as wrangler runs it, without nodejs_compat)',
       expect(inputs.filter((path) => path.includes(`/node_modules/${name}/`))).toEqual([]);
     }
     // The Web fallbacks are what the bundle holds: console logger and the platform's form parser.
-    expect(inputs.some((path) => path.endsWith('logger-console.ts'))).toBe(true);
+    expect(inputs.some((path) => path.endsWith('platform/logger-console.ts'))).toBe(true);
     expect(inputs.some((path) => path.endsWith('read-form-web.ts'))).toBe(true);
     expect(readFileSync(outfile, 'utf8')).not.toMatch(/\bfrom\s*["']node:/);
   });

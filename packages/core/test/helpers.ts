@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { API, Middleware } from '../src/index.js';
-import { TestClient } from '../src/testing.js';
+import { TestClient } from '../src/server/testing.js';
 
 export type TransportName = 'http' | 'inject' | 'fetch';
 export const TRANSPORTS: readonly TransportName[] = ['http', 'inject', 'fetch'];

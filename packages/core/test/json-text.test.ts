@@ -2,7 +2,7 @@
  * The JSON of answers written without JSON.stringify: the same text, or the same error, for every value.
  */
 import { describe, expect, it } from 'vitest';
-import { isPlainJsonObject, jsonText, ObjectWriter, WARM_ANSWERS } from '../src/json-text.js';
+import { isPlainJsonObject, jsonText, ObjectWriter, WARM_ANSWERS } from '../src/http/json-text.js';
 import { seededRandom } from '@fnapi/test-support';
 
 function same(value: unknown): void {

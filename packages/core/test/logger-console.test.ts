@@ -5,7 +5,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createDefaultLogger, createSilentLogger } from '../src/logger-console.js';
+import { createDefaultLogger, createSilentLogger } from '../src/platform/logger-console.js';
 
 function captureConsole(): string[] {
   const lines: string[] = [];

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, binary, cookie, FileResponse, header, query, Response, sseEvent, z } from '../src/index.js';
-import { TestClient } from '../src/testing.js';
+import { TestClient } from '../src/server/testing.js';
 
 // Behaviours FastAPI users rely on, ported from its tutorial: partial-update answers, cookies,
 // path converters, header/cookie/query models, parameter options, QUERY, files out.

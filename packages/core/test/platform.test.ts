@@ -1,7 +1,7 @@
 /** `request.platform` and `request.waitUntil` on Node's transports (the other runtimes: runtimes/conformance.test.ts). */
 import { describe, expect, it } from 'vitest';
 import { API } from '../src/index.js';
-import { TestClient } from '../src/testing.js';
+import { TestClient } from '../src/server/testing.js';
 
 describe('request.platform', () => {
   it('is { runtime: "node" } through app.run, app.inject and app.fetch without bindings', async () => {

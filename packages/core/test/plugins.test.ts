@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { API, type EventName, NotFoundError, type PluginLike, Request, Response, z } from '../src/index.js';
 import { GENERIC_500, problem, serve, TRANSPORTS, viaInject, withTransport } from './helpers.js';
-import { TestClient } from '../src/testing.js';
+import { TestClient } from '../src/server/testing.js';
 
 const log: string[] = [];
 

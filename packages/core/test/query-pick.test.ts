@@ -3,7 +3,7 @@
  */
 import { pickQuery } from '@fnapi/validation';
 import { describe, expect, it } from 'vitest';
-import { Request } from '../src/request.js';
+import { Request } from '../src/http/request.js';
 import { seededRandom } from '@fnapi/test-support';
 
 /** What the parsed query (`request.queryValues`) holds for each name. */

@@ -3,7 +3,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { API, StreamingResponse, z } from '../src/index.js';
-import { joinPath, pathParamNames, RouteTable } from '../src/route-table.js';
+import { joinPath, pathParamNames, RouteTable } from '../src/serve/route-table.js';
 import { type Case, JSON_TYPE, problem, runTable, serve } from './helpers.js';
 
 function build(): API {

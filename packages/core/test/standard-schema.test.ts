@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, body, file, form, header, type StandardSchemaV1, z } from '../src/index.js';
-import { TestClient } from '../src/testing.js';
+import { TestClient } from '../src/server/testing.js';
 
 /** A Standard Schema with no JSON Schema: a string of even length. */
 const evenLength: StandardSchemaV1<string, string> = {

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { get } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseEvent } from '../src/testing.js';
+import { parseEvent } from '../src/server/testing.js';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/stream-load-server.ts', import.meta.url));

@@ -2,7 +2,7 @@ import { get } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, HTTPError, NotFoundError, type Request, sseEvent, z } from '../src/index.js';
-import { parseEvent, TestClient } from '../src/testing.js';
+import { parseEvent, TestClient } from '../src/server/testing.js';
 
 /** A promise opened from outside: lets a test hold a generator at a point and let it go on. */
 function gate() {

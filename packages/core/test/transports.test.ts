@@ -4,7 +4,7 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { API, z } from '../src/index.js';
-import { TestClient } from '../src/testing.js';
+import { TestClient } from '../src/server/testing.js';
 
 function build(): API {
   const app = new API({ logger: false });

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createToken, jwtRequired } from '@fnapi/auth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, Hub, type Request, Router, UnauthorizedError, z } from '../src/index.js';
-import { TestClient, WebSocketRefusedError } from '../src/testing.js';
+import { TestClient, WebSocketRefusedError } from '../src/server/testing.js';
 
 const secret = 'test-secret-that-is-long-enough-for-hs256';
 const Said = z.object({ text: z.string().min(1).max(500) });

@@ -1,5 +1,5 @@
 import type { Cluster, Worker } from 'node:cluster';
-import type { Runtime } from '../runtime-contract.js';
+import type { Runtime } from '../serve/runtime-contract.js';
 import type { RunningServer } from './node.js';
 
 // From the built-in registry when first asked, not imported: see node.ts (bundlers hoist static

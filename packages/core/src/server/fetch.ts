@@ -1,6 +1,6 @@
-import { detectRuntime, type Platform } from '../platform.js';
-import type { ClientInfo } from '../request.js';
-import type { Runtime } from '../runtime-contract.js';
+import { detectRuntime, type Platform } from '../platform/platform.js';
+import type { ClientInfo } from '../http/request.js';
+import type { Runtime } from '../serve/runtime-contract.js';
 import { answerWeb } from '../wire/web.js';
 import { asksForWebSocket } from '../ws/endpoint.js';
 import { fetchUpgrade } from '../ws/fetch.js';

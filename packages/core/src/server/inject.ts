@@ -1,6 +1,6 @@
-import type { Runtime } from '../runtime-contract.js';
+import type { Runtime } from '../serve/runtime-contract.js';
 import { afterAnswer, answer } from '../wire/answer.js';
-import { concatBytes, utf8Length, utf8Text } from '../platform.js';
+import { concatBytes, utf8Length, utf8Text } from '../platform/platform.js';
 import { requestFrom } from '../wire/request-from.js';
 import { toChunk } from '../wire/serialize.js';
 

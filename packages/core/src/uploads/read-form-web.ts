@@ -1,10 +1,10 @@
 import type { FormField, FormPlan, UploadedFile, ValidationIssue } from '@fnapi/validation';
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
-import { BYTES_TYPE, isTextContentType } from '../http.js';
-import { concatBytes, utf8, utf8Length } from '../platform.js';
-import type { Request } from '../request.js';
-import { bodyStreamOf, discardBodyOf } from '../request-access.js';
-import { REQUEST_INTERNALS } from '../request-internals.js';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../http/errors.js';
+import { BYTES_TYPE, isTextContentType } from '../http/facts.js';
+import { concatBytes, utf8, utf8Length } from '../platform/platform.js';
+import type { Request } from '../http/request.js';
+import { bodyStreamOf, discardBodyOf } from '../http/request-access.js';
+import { REQUEST_INTERNALS } from '../http/request-internals.js';
 import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT, MAX_FIELD_SIZE, MAX_PARTS } from './limits.js';
 import { cleanFileName } from './file-name.js';
 import { mediaTypeOf, put } from './form-fields.js';

@@ -3,11 +3,11 @@ import { cleanFileName } from './file-name.js';
 import { mediaTypeOf, put } from './form-fields.js';
 import { UPLOADING } from './upload-timeout.js';
 import type { FormField, FormPlan, UploadedFile, ValidationIssue } from '@fnapi/validation';
-import { BadRequestError, HTTPError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
-import type { Request } from '../request.js';
-import { bodyStreamOf, discardBodyOf, onRequestFinished } from '../request-access.js';
-import { REQUEST_INTERNALS } from '../request-internals.js';
-import { BYTES_TYPE, isTextContentType } from '../http.js';
+import { BadRequestError, HTTPError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../http/errors.js';
+import type { Request } from '../http/request.js';
+import { bodyStreamOf, discardBodyOf, onRequestFinished } from '../http/request-access.js';
+import { REQUEST_INTERNALS } from '../http/request-internals.js';
+import { BYTES_TYPE, isTextContentType } from '../http/facts.js';
 import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT, MAX_FIELD_SIZE, MAX_PARTS, SPOOL_THRESHOLD } from './limits.js';
 import { DiskFile, MemoryFile, Spool } from './spool.js';
 

@@ -1,7 +1,7 @@
 import type { WriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { brandUploadedFile, type UploadedFile } from '@fnapi/validation';
-import { nodeBuiltin } from '../platform.js';
+import { nodeBuiltin } from '../platform/platform.js';
 
 // Built-ins are taken from the registry when a form is read, not imported: a bundler hoists a static
 // import of a built-in to the top of a single-file bundle, so every app (a Lambda without uploads

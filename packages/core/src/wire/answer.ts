@@ -1,9 +1,9 @@
-import { problemDetails } from '../errors.js';
-import { DEFERRED, RUN_DEFERRED } from '../deferred.js';
-import type { Request } from '../request.js';
-import { type BodyChunk, problemResponse, type Response } from '../response.js';
-import type { MaybePromise } from '../pipeline.js';
-import type { Runtime } from '../runtime-contract.js';
+import { problemDetails } from '../http/errors.js';
+import { DEFERRED, RUN_DEFERRED } from '../http/deferred.js';
+import type { Request } from '../http/request.js';
+import { type BodyChunk, problemResponse, type Response } from '../http/response.js';
+import type { MaybePromise } from '../serve/pipeline.js';
+import type { Runtime } from '../serve/runtime-contract.js';
 import { type Serialized, serialize } from './serialize.js';
 
 const reported = new WeakSet<object>();

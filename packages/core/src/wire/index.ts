@@ -1,14 +1,14 @@
 // `@fnapi/core/transport`: what a transport or a serverless adapter needs to carry requests in and
 // answers out. Apps never import it; it is off the main entry.
-export type { Runtime, RuntimeLimits } from '../runtime-contract.js';
+export type { Runtime, RuntimeLimits } from '../serve/runtime-contract.js';
 export { serialize, toChunk, toWebStream, type Serialized, type SerializeContext } from './serialize.js';
-export { collectBody, tooLarge } from '../body.js';
+export { collectBody, tooLarge } from '../http/body.js';
 export { writeChunk, writeChunks, type ChunkSink } from './stream-writer.js';
 export { afterAnswer, answer, answerNow, answerThen, closeStream, startOrRefuse, withoutBody } from './answer.js';
-export { drainingReason, StreamInterrupted } from './interrupted.js';
+export { drainingReason, StreamInterrupted } from '../http/interrupted.js';
 export { type BodySink, type NodeResponse, type NodeWriteOptions, streamBody, writeNode } from './node-writer.js';
-export { settleDeferred } from '../deferred.js';
+export { settleDeferred } from '../http/deferred.js';
 export { requestFrom, type RequestParts } from './request-from.js';
 export { answerWeb, toWebResponse, webParts } from './web.js';
-export type { Platform, RuntimeName } from '../platform.js';
-export { settleKept } from '../wait-until.js';
+export type { Platform, RuntimeName } from '../platform/platform.js';
+export { settleKept } from '../platform/wait-until.js';

@@ -1,9 +1,9 @@
-import { problemDetails } from '../errors.js';
-import { PROBLEM_JSON, reasonOverride } from '../http.js';
-import type { Logger } from '../logger.js';
-import type { BodyChunk } from '../response.js';
+import { problemDetails } from '../http/errors.js';
+import { PROBLEM_JSON, reasonOverride } from '../http/facts.js';
+import type { Logger } from '../platform/logger.js';
+import type { BodyChunk } from '../http/response.js';
 import { closeStream } from './answer.js';
-import { StreamInterrupted } from './interrupted.js';
+import { StreamInterrupted } from '../http/interrupted.js';
 import { type Serialized, toChunk } from './serialize.js';
 import { type ChunkSink, writeChunks } from './stream-writer.js';
 

@@ -1,4 +1,4 @@
-import { Request, type RequestInit } from '../request.js';
+import { Request, type RequestInit } from '../http/request.js';
 
 /**
  * What any transport knows of a request; `requestFrom` builds the one fnapi `Request` from it. The

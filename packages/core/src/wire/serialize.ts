@@ -1,9 +1,9 @@
-import { internalErrorProblem } from '../runtime.js';
-import { isInvalidHeaderName, isUnsafeHeaderValue, type ResponseHeaders } from '../headers.js';
-import type { Logger } from '../logger.js';
-import { statusHasBody } from '../http.js';
-import { utf8 } from '../platform.js';
-import { type BodyChunk, problemResponse, type Response } from '../response.js';
+import { internalErrorProblem } from '../serve/runtime.js';
+import { isInvalidHeaderName, isUnsafeHeaderValue, type ResponseHeaders } from '../http/headers.js';
+import type { Logger } from '../platform/logger.js';
+import { statusHasBody } from '../http/facts.js';
+import { utf8 } from '../platform/platform.js';
+import { type BodyChunk, problemResponse, type Response } from '../http/response.js';
 
 /** A response reduced to what every writer needs: status, a flat header list and the body. */
 export interface Serialized {

@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { BodyChunk } from '../response.js';
+import type { BodyChunk } from '../http/response.js';
 import { toChunk } from './serialize.js';
 
 /** A writable destination: a Node `Writable`, `ServerResponse` or Lambda response stream. */

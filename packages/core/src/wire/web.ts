@@ -1,8 +1,8 @@
-import { DEFERRED } from '../deferred.js';
-import type { RawHeaders } from '../headers.js';
-import type { Platform } from '../platform.js';
-import type { ClientInfo } from '../request.js';
-import type { Runtime } from '../runtime-contract.js';
+import { DEFERRED } from '../http/deferred.js';
+import type { RawHeaders } from '../http/headers.js';
+import type { Platform } from '../platform/platform.js';
+import type { ClientInfo } from '../http/request.js';
+import type { Runtime } from '../serve/runtime-contract.js';
 import { afterAnswer, answer } from './answer.js';
 import { type RequestParts, requestFrom } from './request-from.js';
 import { type Serialized, toWebStream } from './serialize.js';

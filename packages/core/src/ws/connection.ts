@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../platform/logger.js';
 import { closeReason, type MessageValidator } from './messages.js';
 
 /**

@@ -1,11 +1,11 @@
 import type { InferInput, ParamsShape, Schema, SchemaInput, SchemaOutput } from '@fnapi/validation';
-import { annotateHandler, defineEndpoint, type EndpointDefinition, handlerMetadata } from '../endpoint.js';
-import { ForbiddenError, HTTPError } from '../errors.js';
-import type { Middleware } from '../pipeline.js';
-import type { Request } from '../request.js';
-import { headerValueOf } from '../request-access.js';
-import { REQUEST_INTERNALS } from '../request-internals.js';
-import { Response } from '../response.js';
+import { annotateHandler, defineEndpoint, type EndpointDefinition, handlerMetadata } from '../serve/endpoint.js';
+import { ForbiddenError, HTTPError } from '../http/errors.js';
+import type { Middleware } from '../serve/pipeline.js';
+import type { Request } from '../http/request.js';
+import { headerValueOf } from '../http/request-access.js';
+import { REQUEST_INTERNALS } from '../http/request-internals.js';
+import { Response } from '../http/response.js';
 import type { CloseInfo, WebSocketConnection } from './connection.js';
 import { type MessageValidator, messageValidator } from './messages.js';
 

@@ -1,6 +1,6 @@
-import type { RawHeaders } from '../headers.js';
-import type { Response } from '../response.js';
-import type { Runtime } from '../runtime-contract.js';
+import type { RawHeaders } from '../http/headers.js';
+import type { Response } from '../http/response.js';
+import type { Runtime } from '../serve/runtime-contract.js';
 import { startOrRefuse } from '../wire/answer.js';
 import { requestFrom } from '../wire/request-from.js';
 import { type Serialized, serialize, toWebStream } from '../wire/serialize.js';

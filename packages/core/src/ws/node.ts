@@ -1,11 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type * as WS from 'ws';
-import { problemDetails } from '../errors.js';
-import { PROBLEM_JSON, reasonPhrase } from '../http.js';
-import type { RawHeaders } from '../headers.js';
-import type { Response } from '../response.js';
-import type { Runtime } from '../runtime-contract.js';
+import { problemDetails } from '../http/errors.js';
+import { PROBLEM_JSON, reasonPhrase } from '../http/facts.js';
+import type { RawHeaders } from '../http/headers.js';
+import type { Response } from '../http/response.js';
+import type { Runtime } from '../serve/runtime-contract.js';
 import { closeStream, startOrRefuse } from '../wire/answer.js';
 import { requestFrom } from '../wire/request-from.js';
 import { serialize } from '../wire/serialize.js';

@@ -1,13 +1,13 @@
 import { type ValidationIssue, validationProblem } from '@fnapi/validation';
-import type { EdgeSettings } from './edge.js';
-import { HTTPError, type ProblemDetails, problemDetails, RequestValidationError } from './errors.js';
-import { PROBLEM_JSON } from './http.js';
-import { defaultLogger, type Logger } from './logger.js';
+import type { EdgeSettings } from '../platform/proxy-trust.js';
+import { HTTPError, type ProblemDetails, problemDetails, RequestValidationError } from '../http/errors.js';
+import { PROBLEM_JSON } from '../http/facts.js';
+import { defaultLogger, type Logger } from '../platform/logger.js';
 import { composeActive, type Middleware, type MaybePromise, type Step, type StepThen } from './pipeline.js';
 import type { PluginManager } from './plugins.js';
-import type { Request } from './request.js';
-import { REQUEST_INTERNALS, type RequestInternals } from './request-internals.js';
-import { problemResponse, Response } from './response.js';
+import type { Request } from '../http/request.js';
+import { REQUEST_INTERNALS, type RequestInternals } from '../http/request-internals.js';
+import { problemResponse, Response } from '../http/response.js';
 import type { RouteTable } from './route-table.js';
 import type { RuntimeLimits } from './runtime-contract.js';
 
@@ -40,7 +40,7 @@ export interface ErrorPolicy {
   readonly validationError: ValidationErrorFormat | undefined;
 }
 
-declare module './request-internals.js' {
+declare module '../http/request-internals.js' {
   interface RequestInternals {
     /** How a thrown value becomes a response (`errorResponse` follows it). */
     readonly policy: ErrorPolicy;

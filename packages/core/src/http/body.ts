@@ -1,5 +1,5 @@
 import { BadRequestError, PayloadTooLargeError } from './errors.js';
-import { concatBytes, utf8, utf8Text } from './platform.js';
+import { concatBytes, utf8, utf8Text } from '../platform/platform.js';
 
 /** The default `bodyLimit`: 1 MiB (413 past it). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;

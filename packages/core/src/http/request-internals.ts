@@ -1,5 +1,5 @@
-import type { EdgeSettings } from './edge.js';
-import type { Logger } from './logger.js';
+import type { EdgeSettings } from '../platform/proxy-trust.js';
+import type { Logger } from '../platform/logger.js';
 
 /** The key of a request's internals: a symbol, not a public member, so apps neither see nor set them. */
 export const REQUEST_INTERNALS: unique symbol = Symbol('fnapi.requestInternals');

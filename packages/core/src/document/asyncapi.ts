@@ -1,9 +1,9 @@
 import { z } from '@fnapi/validation';
-import type { BuiltinRoute, RegisteredEndpoint } from '../compile.js';
-import type { DocumentSettings } from '../document.js';
-import { JSON_TYPE } from '../http.js';
-import { Response } from '../response.js';
-import { webSocketOf } from './endpoint.js';
+import type { BuiltinRoute, RegisteredEndpoint } from '../serve/compile.js';
+import type { DocumentSettings } from './openapi.js';
+import { JSON_TYPE } from '../http/facts.js';
+import { Response } from '../http/response.js';
+import { webSocketOf } from '../ws/endpoint.js';
 
 /**
  * A message schema as JSON Schema (draft 7, which AsyncAPI 3.0's default schema format extends): the

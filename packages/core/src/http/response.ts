@@ -1,9 +1,9 @@
 import { type CookieOptions, cookieLine, expiredCookieLine } from './cookies.js';
 import { type HeadersInit, ResponseHeaders } from './headers.js';
 import type { ProblemDetails } from './errors.js';
-import { BYTES_TYPE, HTML_TYPE, JSON_TYPE, PROBLEM_JSON, TEXT_TYPE } from './http.js';
+import { BYTES_TYPE, HTML_TYPE, JSON_TYPE, PROBLEM_JSON, TEXT_TYPE } from './facts.js';
 import { isPlainJsonObject, type ObjectWriter } from './json-text.js';
-import { utf8Length } from './platform.js';
+import { utf8Length } from '../platform/platform.js';
 
 /** The key of a response's JSON writer of plain-object content. Internal. */
 export const OBJECT_WRITER: unique symbol = Symbol('fnapi.objectWriter');

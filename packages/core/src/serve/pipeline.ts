@@ -1,5 +1,5 @@
-import type { Request } from './request.js';
-import { fromWebResponse, isWebResponse, Response } from './response.js';
+import type { Request } from '../http/request.js';
+import { fromWebResponse, isWebResponse, Response } from '../http/response.js';
 
 /** Passes the request on; always resolves to an fnapi `Response` with mutable headers. */
 export type CallNext = (request: Request) => Promise<Response>;

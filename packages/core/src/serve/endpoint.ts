@@ -2,8 +2,8 @@ import type { InferInput, ParamsShape, Schema, SchemaInput, z } from '@fnapi/val
 import type { SecurityRequirement } from '@fnapi/openapi';
 import { endpointMiddleware } from './endpoint-middleware.js';
 import type { Middleware } from './pipeline.js';
-import type { Request } from './request.js';
-import type { Response } from './response.js';
+import type { Request } from '../http/request.js';
+import type { Response } from '../http/response.js';
 import type { EventItem, EventsOption, NamedEventItem, StreamResult } from './streams.js';
 
 export type HTTPMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'QUERY' | 'HEAD' | 'OPTIONS' | (string & {});

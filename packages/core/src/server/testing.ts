@@ -1,12 +1,12 @@
 import { Pool } from 'undici';
-import type { InjectResponse } from './server/inject.js';
-import { runNodeServer, type RunningServer } from './server/node.js';
-import type { Runtime } from './runtime-contract.js';
+import type { InjectResponse } from './inject.js';
+import { runNodeServer, type RunningServer } from './node.js';
+import type { Runtime } from '../serve/runtime-contract.js';
 
-import { connectTestSocket, type TestSocketOptions, type TestWebSocket } from './ws/test-client.js';
+import { connectTestSocket, type TestSocketOptions, type TestWebSocket } from '../ws/test-client.js';
 
-export type { InjectOptions, InjectResponse } from './server/inject.js';
-export { TestWebSocket, WebSocketRefusedError, type TestSocketOptions } from './ws/test-client.js';
+export type { InjectOptions, InjectResponse } from './inject.js';
+export { TestWebSocket, WebSocketRefusedError, type TestSocketOptions } from '../ws/test-client.js';
 
 export interface TestRequestOptions {
   headers?: Record<string, string | string[]>;

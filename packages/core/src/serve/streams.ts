@@ -1,13 +1,13 @@
 import { compiledParser, compileJsonWriter, isZodSchema, type JsonWriter, type Schema, type SchemaInput, z } from '@fnapi/validation';
-import { HTTPError, ResponseValidationError, ServiceUnavailableError } from './errors.js';
+import { HTTPError, ResponseValidationError, ServiceUnavailableError } from '../http/errors.js';
 import { isPromiseLike } from './pipeline.js';
-import type { Request } from './request.js';
-import { fromWebResponse, isWebResponse, Response, StreamingResponse } from './response.js';
+import type { Request } from '../http/request.js';
+import { fromWebResponse, isWebResponse, Response, StreamingResponse } from '../http/response.js';
 import { errorResponse } from './runtime.js';
-import { StreamInterrupted } from './wire/interrupted.js';
+import { StreamInterrupted } from '../http/interrupted.js';
 
 export { StreamInterrupted };
-import { utf8Text } from './platform.js';
+import { utf8Text } from '../platform/platform.js';
 
 export const EVENT_STREAM_TYPE = 'text/event-stream';
 export const JSON_LINES_TYPE = 'application/jsonl';

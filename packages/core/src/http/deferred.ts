@@ -1,4 +1,4 @@
-import type { Logger } from './logger.js';
+import type { Logger } from '../platform/logger.js';
 
 /** Work handed to `request.defer`: run after the answer has been sent. */
 export type DeferredTask = () => unknown;

@@ -1,6 +1,6 @@
 import { type SecurityRequirement, schemeKey } from '@fnapi/openapi';
 import type { RouteEntry } from './route-group.js';
-import { handlerMetadata } from './endpoint.js';
+import { handlerMetadata } from '../serve/endpoint.js';
 
 interface Holder {
   key: string;

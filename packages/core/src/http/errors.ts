@@ -1,4 +1,4 @@
-import { PROBLEM_JSON, reasonPhrase } from './http.js';
+import { PROBLEM_JSON, reasonPhrase } from './facts.js';
 
 export { PROBLEM_JSON };
 

@@ -1,11 +1,11 @@
 import type { OperationResponse } from '@fnapi/openapi';
 import { describeParams, problemSchemaFor, type Schema, validationProblemSchema, type z } from '@fnapi/validation';
-import type { RegisteredEndpoint } from './compile.js';
-import { type DeclaredResponse, handlerMetadata } from './endpoint.js';
-import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from './http.js';
-import type { Middleware } from './pipeline.js';
-import { streamOf } from './streams.js';
-import { binaryTypesOf } from './binary.js';
+import type { RegisteredEndpoint } from '../serve/compile.js';
+import { type DeclaredResponse, handlerMetadata } from '../serve/endpoint.js';
+import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from '../http/facts.js';
+import type { Middleware } from '../serve/pipeline.js';
+import { streamOf } from '../serve/streams.js';
+import { binaryTypesOf } from '../http/binary.js';
 
 /** What decides an operation's statuses besides the endpoint itself. */
 export interface StatusContext {

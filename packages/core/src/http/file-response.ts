@@ -1,4 +1,4 @@
-import { BYTES_TYPE } from './http.js';
+import { BYTES_TYPE } from './facts.js';
 import type { Request } from './request.js';
 import { type BodyChunk, problemResponse, Response, type ResponseOptions } from './response.js';
 import { problemDetails } from './errors.js';

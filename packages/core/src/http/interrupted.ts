@@ -1,4 +1,4 @@
-import { ServiceUnavailableError } from '../errors.js';
+import { ServiceUnavailableError } from './errors.js';
 
 /**
  * Thrown by a body stream to be cut off without its final chunk, so the client sees an incomplete

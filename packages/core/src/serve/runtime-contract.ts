@@ -1,8 +1,8 @@
-import type { Logger } from './logger.js';
+import type { Logger } from '../platform/logger.js';
 import type { MaybePromise } from './pipeline.js';
 import type { EventName } from './plugins.js';
-import type { Request } from './request.js';
-import type { Response } from './response.js';
+import type { Request } from '../http/request.js';
+import type { Response } from '../http/response.js';
 import type { ServingState } from './serving-state.js';
 
 /** Limits a transport enforces while reading requests (the app's options, with defaults applied). */

@@ -8,21 +8,21 @@ import {
   type RawInput,
   type ValidationIssue,
 } from '@fnapi/validation';
-import { isJsonContentType } from './http.js';
+import { isJsonContentType } from '../http/facts.js';
 import { type EndpointDefinition, type Guard, handlerMetadata } from './endpoint.js';
-import { GatewayTimeoutError, RequestValidationError, ResponseValidationError, UnsupportedMediaTypeError } from './errors.js';
+import { GatewayTimeoutError, RequestValidationError, ResponseValidationError, UnsupportedMediaTypeError } from '../http/errors.js';
 import { isPromiseLike, type MaybePromise, settle, type Step, type StepThen } from './pipeline.js';
-import type { Request } from './request.js';
-import { headerValueOf, parseJsonOf, readBytesOf } from './request-access.js';
+import type { Request } from '../http/request.js';
+import { headerValueOf, parseJsonOf, readBytesOf } from '../http/request-access.js';
 // Busboy and the disk spool where node:stream and a file system exist; the platform's form parser elsewhere.
 import { loadFormParser, readForm } from '#fnapi/form-reader';
-import { fromWebResponse, isWebResponse, JSONResponse, OBJECT_WRITER, Response, WrittenJSONResponse } from './response.js';
-import { ObjectWriter } from './json-text.js';
+import { fromWebResponse, isWebResponse, JSONResponse, OBJECT_WRITER, Response, WrittenJSONResponse } from '../http/response.js';
+import { ObjectWriter } from '../http/json-text.js';
 import { compileStreamResult } from './streams.js';
-import { mergeResponseHeaders } from './cookies.js';
+import { mergeResponseHeaders } from '../http/cookies.js';
 import { pruneUnset } from './exclude-unset.js';
-import { FileResponse } from './file-response.js';
-import { isBinarySchema } from './binary.js';
+import { FileResponse } from '../http/file-response.js';
+import { isBinarySchema } from '../http/binary.js';
 
 /** An endpoint's step with its callback form, `stepThen(step)`. */
 const THEN = Symbol('fnapi.stepThen');

@@ -1,10 +1,26 @@
-import type { RouteEntry } from './route-group.js';
-import { handlerMetadata } from './endpoint.js';
+import { type EndpointDefinition, handlerMetadata } from './endpoint.js';
 import { endpointMiddleware } from './endpoint-middleware.js';
 import { compileInvoker, stepThen } from './invoke.js';
-import { activeMiddleware, composeActive, type Step } from './pipeline.js';
+import { activeMiddleware, composeActive, type Middleware, type Step } from './pipeline.js';
 import { RouteTable } from './route-table.js';
 import { AppRuntime, type CompiledRoute, endpointBoundary, type RuntimeOptions } from './runtime.js';
+
+/** What compiling needs of a group (an app or a router) an endpoint sits in: its middleware. */
+export interface MiddlewareGroup {
+  readonly middleware: readonly Middleware[];
+}
+
+/**
+ * One endpoint as a group serves it: its path under the group (the group's prefix included), its
+ * tags, and the groups it sits in, outermost first (the app itself is not one of them).
+ */
+export interface RouteEntry<Group extends MiddlewareGroup = MiddlewareGroup> {
+  method: string;
+  path: string;
+  definition: EndpointDefinition;
+  tags: string[];
+  routers: Group[];
+}
 
 /** An endpoint as the app recorded it at registration: checked, named, with its path parameters. */
 export interface RegisteredEndpoint extends RouteEntry {

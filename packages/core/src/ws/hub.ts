@@ -1,4 +1,4 @@
-import { defaultLogger, type Logger } from './logger.js';
+import { defaultLogger, type Logger } from '../platform/logger.js';
 
 export interface HubOptions {
   /** Messages each subscription holds unread before the oldest are dropped; default 1,000. */

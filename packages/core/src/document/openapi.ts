@@ -6,15 +6,15 @@ import {
   type OperationDescription,
   type SchemaProblem,
 } from '@fnapi/openapi';
-import type { BuiltinRoute, RegisteredEndpoint } from './compile.js';
-import { handlerMetadata } from './endpoint.js';
-import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from './http.js';
-import type { Middleware } from './pipeline.js';
-import { Response } from './response.js';
-import { streamOf } from './streams.js';
-import type { ValidationErrorFormat } from './runtime.js';
+import type { BuiltinRoute, RegisteredEndpoint } from '../serve/compile.js';
+import { handlerMetadata } from '../serve/endpoint.js';
+import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from '../http/facts.js';
+import type { Middleware } from '../serve/pipeline.js';
+import { Response } from '../http/response.js';
+import { streamOf } from '../serve/streams.js';
+import type { ValidationErrorFormat } from '../serve/runtime.js';
 import { operationResponses } from './statuses.js';
-import { documentedPath } from './route-table.js';
+import { documentedPath } from '../serve/route-table.js';
 
 export interface DocumentSettings {
   title: string;

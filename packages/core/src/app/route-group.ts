@@ -9,22 +9,14 @@ import {
   type HandlerFor,
   type ParamsOf,
   type RouteOptions,
-} from './endpoint.js';
-import { assertMiddleware, type Middleware } from './pipeline.js';
-import { joinPath } from './route-table.js';
-import { defineWebSocket, type ReceivedMessage, type SentMessage, type WebSocketHandler, type WebSocketOptions } from './ws/endpoint.js';
+} from '../serve/endpoint.js';
+import { assertMiddleware, type Middleware } from '../serve/pipeline.js';
+import { joinPath } from '../serve/route-table.js';
+import type { RouteEntry as CompiledRouteEntry } from '../serve/compile.js';
+import { defineWebSocket, type ReceivedMessage, type SentMessage, type WebSocketHandler, type WebSocketOptions } from '../ws/endpoint.js';
 
-/**
- * One endpoint as a group serves it: its path under the group (the group's prefix included), its
- * tags, and the routers it sits in, outermost first (the app itself is not one of them).
- */
-export interface RouteEntry {
-  method: string;
-  path: string;
-  definition: EndpointDefinition;
-  tags: string[];
-  routers: RouteGroup[];
-}
+/** One endpoint as a group serves it, with the routers it sits in. */
+export type RouteEntry = CompiledRouteEntry<RouteGroup>;
 
 type Item = { kind: 'endpoint'; definition: EndpointDefinition } | { kind: 'router'; router: Router };
 

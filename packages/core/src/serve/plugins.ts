@@ -1,8 +1,8 @@
-import type { Logger } from './logger.js';
-import type { Request } from './request.js';
-import type { Response } from './response.js';
+import type { Logger } from '../platform/logger.js';
+import type { Request } from '../http/request.js';
+import type { Response } from '../http/response.js';
 import { asResponse } from './pipeline.js';
-import { Request as RequestClass } from './request.js';
+import { Request as RequestClass } from '../http/request.js';
 
 export interface PluginMetadata {
   name: string;

@@ -5,13 +5,13 @@ import { parse as parseQuery } from 'fast-querystring';
 import { collectBody, decodeText, DEFAULT_BODY_LIMIT, parseJsonBody, tooLarge } from './body.js';
 import { type CookieOptions, cookieLine, expiredCookieLine } from './cookies.js';
 import { BadRequestError } from './errors.js';
-import { DEFAULT_EDGE, forwardedAddress, generateRequestId, isValidRequestId, lastEntry } from './edge.js';
+import { DEFAULT_EDGE, forwardedAddress, generateRequestId, isValidRequestId, lastEntry } from '../platform/proxy-trust.js';
 import { type RawHeaders, RequestHeaders } from './headers.js';
 import { REQUEST_INTERNALS, type RequestInternals } from './request-internals.js';
-import { defaultLogger, type Logger } from './logger.js';
+import { defaultLogger, type Logger } from '../platform/logger.js';
 import { DEFERRED, type DeferredTask, RUN_DEFERRED, runTasks } from './deferred.js';
-import { defaultPlatform, type Platform, utf8 } from './platform.js';
-import { keepUntilSettled } from './wait-until.js';
+import { defaultPlatform, type Platform, utf8 } from '../platform/platform.js';
+import { keepUntilSettled } from '../platform/wait-until.js';
 
 let fallbackLogger: Logger | undefined;
 

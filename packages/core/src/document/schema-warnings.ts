@@ -1,5 +1,5 @@
 import { isParamSource, isStandardSchema, isZodSchema, type Schema, standardJsonSchema } from '@fnapi/validation';
-import type { RegisteredEndpoint } from './compile.js';
+import type { RegisteredEndpoint } from '../serve/compile.js';
 
 // A schema of another library that offers no JSON Schema (no `~standard.jsonSchema`, no converter)
 // is documented as `{}`: named once, when the app is compiled, so the author knows why.
