@@ -20,6 +20,7 @@ import { runClusterPrimary, shouldRunCluster } from '../server/cluster.js';
 import { type RunOptions, type RunningServer, runNodeServer } from '../server/node.js';
 import { chooseOperationId } from './operation-ids.js';
 import { SchemeNames } from './scheme-names.js';
+import { type Extension, EXTENSIONS, Extensions } from './extensions.js';
 import type { Runtime, RuntimeLimits } from '../serve/runtime-contract.js';
 import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT } from '../uploads/limits.js';
 import { undocumentedSchemas } from '../document/schema-warnings.js';
@@ -159,6 +160,8 @@ export class API extends RouteGroup implements Runtime {
   private started: Promise<void> | undefined;
   private isReady = false;
   private stopped: Promise<void> | undefined;
+  /** @internal The extensions attached and the capabilities they left (`@fnapi/core/extend`). */
+  readonly [EXTENSIONS] = new Extensions();
 
   constructor(options: APIOptions = {}) {
     super();
@@ -208,6 +211,17 @@ export class API extends RouteGroup implements Runtime {
   get routes(): readonly RouteInfo[] {
     this.compiled();
     return [...this.registry.values()].map(({ method, path, operationId }) => ({ method, route: path, operationId }));
+  }
+
+  /**
+   * Adds an extension (`mcp(…)`, a `Jobs`): calls its `attach(app)` once. The same extension twice is
+   * an error, and so is extending an app that has started.
+   */
+  extend(extension: Extension<this>): this {
+    if (this.started !== undefined || this.isReady) throw new Error('app.extend() after startup: extend the app before it serves');
+    if (!this[EXTENSIONS].add(extension)) throw new Error('app.extend(): this extension is attached already');
+    extension.attach(this);
+    return this;
   }
 
   onStartup(callback: Lifecycle): this {

@@ -1,0 +1,77 @@
+/**
+ * The extension point: `app.extend(extension)` calls `extension.attach(app)` once, and an extension
+ * may leave a capability on the app under a named key (`provide`), for a tool or another package to
+ * find (`provided`) without knowing which package left it — `fnapi worker` finds the job runtime this
+ * way. Keys are strings, so two copies of a package agree on them.
+ */
+
+/** Where an app keeps its `Extensions`. */
+export const EXTENSIONS: unique symbol = Symbol.for('fnapi.extensions') as never;
+
+/** An app, as the extension point sees it. */
+export interface Extensible {
+  readonly [EXTENSIONS]: Extensions;
+}
+
+/** Leaves a capability on the app under `key`, for a tool or another package to find. */
+export function provide<T>(app: Extensible, key: ExtensionKey<T>, value: T): void {
+  app[EXTENSIONS].provide(key, value);
+}
+
+/** What an extension left on the app under `key`, if any. */
+export function provided<T>(app: Extensible, key: ExtensionKey<T>): T | undefined {
+  return (app as Partial<Extensible>)[EXTENSIONS]?.provided(key);
+}
+
+/** Anything `app.extend` takes: an object that attaches itself to an app through the app's public hooks. */
+export interface Extension<App = unknown> {
+  attach(app: App): unknown;
+}
+
+/** A named capability and the type of what is left under it. */
+export interface ExtensionKey<T> {
+  readonly name: string;
+  /** Never set: carries `T` for `provide` and `provided`. */
+  readonly type?: T;
+}
+
+/** A key for a capability; the same name gives the same key in any copy of the package. */
+export function extensionKey<T>(name: string): ExtensionKey<T> {
+  return { name };
+}
+
+/** What an app keeps of its extensions: the ones attached, and the capabilities they left. */
+export class Extensions {
+  private readonly attached = new Set<object>();
+  private readonly capabilities = new Map<string, unknown>();
+
+  /** Records an extension; false when it was attached already. */
+  add(extension: object): boolean {
+    if (this.attached.has(extension)) return false;
+    this.attached.add(extension);
+    return true;
+  }
+
+  has(extension: object): boolean {
+    return this.attached.has(extension);
+  }
+
+  provide<T>(key: ExtensionKey<T>, value: T): void {
+    this.capabilities.set(key.name, value);
+  }
+
+  provided<T>(key: ExtensionKey<T>): T | undefined {
+    return this.capabilities.get(key.name) as T | undefined;
+  }
+}
+
+/** What `fnapi worker` runs: the job workers of an app, without serving HTTP, until a signal stops them. */
+export interface WorkerRuntime {
+  run(options: { handleSignals: boolean }): Promise<unknown>;
+}
+
+/** The one key under which a job runtime (`@fnapi/jobs`) offers `fnapi worker` its workers. */
+export const WORKER_RUNTIME: ExtensionKey<WorkerRuntime> = extensionKey('fnapi.worker-runtime');
+
+/** The one key under which a metrics middleware offers its prom-client registry to other packages (jobs' metrics). */
+export const METRICS_REGISTRY: ExtensionKey<unknown> = extensionKey('fnapi.metrics-registry');
