@@ -9,7 +9,8 @@
 //   pnpm --filter @fnapi/bench bench:jobs [-- --redis N --postgres N --requests N]
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { API, silentLogger, z } from '@fnapi/core';
+import { API, z } from '@fnapi/core';
+import { silentLogger } from '@fnapi/core/extend';
 import { Jobs } from '@fnapi/jobs';
 import { createPostgresBackend, Queue, Worker } from 'bullmq';
 import pg from 'pg';

@@ -1,7 +1,7 @@
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { parseString as parseSetCookie } from 'set-cookie-parser';
 import { headerPairs, singleValueHeaders } from './platform-result.js';
-import { afterAnswer, answer, requestFrom, type Runtime, toChunk, toWebStream } from '@fnapi/core/transport';
+import { afterAnswer, answer, requestFrom, type Runtime, toChunk, toWebStream, runtimeOf, type Servable } from '@fnapi/core/transport';
 
 // The shapes of `@azure/functions` v4 the adapter reads and writes (structural, so that the package
 // is not a dependency of apps that deploy elsewhere).
@@ -68,8 +68,8 @@ function azureRequest(source: AzureHttpRequest, bodyLimit: number, context: unkn
 export class AzureFunctionAdapter {
   private readonly app: Runtime;
 
-  constructor(app: Runtime) {
-    this.app = app;
+  constructor(app: Servable) {
+    this.app = runtimeOf(app);
   }
 
   /** The HTTP handler (bound: it can be passed on as it is). */
@@ -89,11 +89,11 @@ export class AzureFunctionAdapter {
     if (cookies.length > 0) init.cookies = cookies;
     if (out.stream !== undefined) {
       // The host reads the stream after the handler returns; deferred work starts at its end.
-      init.body = toWebStream(out.stream, () => afterAnswer(this.app, fnapiRequest)) as unknown as NodeReadableStream<Uint8Array>;
+      init.body = toWebStream(out.stream, () => afterAnswer(fnapiRequest)) as unknown as NodeReadableStream<Uint8Array>;
     } else {
       if (out.body !== null) init.body = toChunk(out.body);
       // The host may freeze the worker once the handler returns: deferred work runs before that.
-      await afterAnswer(this.app, fnapiRequest);
+      await afterAnswer(fnapiRequest);
     }
     return init;
   };

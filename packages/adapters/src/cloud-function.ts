@@ -1,4 +1,4 @@
-import type { Runtime } from '@fnapi/core/transport';
+import { type Runtime, runtimeOf, type Servable } from '@fnapi/core/transport';
 import { type PlatformNodeRequest, type PlatformNodeResponse, serveNode } from './node-io.js';
 
 export type { PlatformNodeRequest, PlatformNodeResponse };
@@ -18,8 +18,8 @@ export interface CloudFunctionPlatform {
 export class CloudFunctionAdapter {
   private readonly app: Runtime;
 
-  constructor(app: Runtime) {
-    this.app = app;
+  constructor(app: Servable) {
+    this.app = runtimeOf(app);
   }
 
   /** The HTTP function (bound: it can be passed on as it is). */

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { type Request, reasonPhrase } from '@fnapi/core';
+import type { Request } from '@fnapi/core';
+import { reasonPhrase } from '@fnapi/core/extend';
 import {
   type BinaryOptions,
   type BufferedResult,
@@ -19,10 +20,12 @@ import {
   type RequestParts,
   requestFrom,
   type Runtime,
-  settleKept,
+  drain,
   streamBody,
   toChunk,
   writeChunk,
+  runtimeOf,
+  type Servable,
 } from '@fnapi/core/transport';
 
 // The event and result shapes, as far as the adapter reads or writes them (the full ones are in
@@ -293,8 +296,8 @@ export class LambdaAdapter {
   private readonly app: Runtime;
   private readonly options: LambdaAdapterOptions;
 
-  constructor(app: Runtime, options: LambdaAdapterOptions = {}) {
-    this.app = app;
+  constructor(app: Servable, options: LambdaAdapterOptions = {}) {
+    this.app = runtimeOf(app);
     this.options = options;
   }
 
@@ -305,7 +308,7 @@ export class LambdaAdapter {
     const result = await serveBuffered(this.app, request);
     // Lambda freezes the container once the handler returns: work handed to request.waitUntil
     // finishes first (one invocation at a time per container, so only this one's is pending).
-    await settleKept(this.app.limits.shutdownTimeout);
+    await drain(this.app, this.app.limits.shutdownTimeout);
     return processor.result(event, result, this.options, this.app);
   };
 
@@ -333,7 +336,7 @@ export class LambdaAdapter {
           // A failed stream is logged and cut off by the writer; the invocation ends quietly.
           if (await streamBody(stream, out.stream, this.app.logger)) await finished;
           // Deferred work runs before the invocation ends: Lambda freezes the process after it.
-          await afterAnswer(this.app, request);
+          await afterAnswer(request);
           return;
         }
         if (out.body !== null) {
@@ -349,7 +352,7 @@ export class LambdaAdapter {
           await done;
         }
         // Deferred work runs before the invocation ends: Lambda freezes the process after it.
-        await afterAnswer(this.app, request);
+        await afterAnswer(request);
       } catch (error) {
         if (request.aborted) return;
         this.app.logger.error({ err: error }, 'streamed response failed');

@@ -1,4 +1,4 @@
-import { answerWeb, requestFrom, type Runtime } from '@fnapi/core/transport';
+import { answerWeb, requestFrom, type Runtime, runtimeOf, type Servable } from '@fnapi/core/transport';
 import { restProcessor } from './lambda.js';
 import { type BinaryOptions, serveBuffered } from './platform-result.js';
 
@@ -59,8 +59,8 @@ export class NetlifyAdapter {
   private readonly app: Runtime;
   private readonly options: NetlifyAdapterOptions;
 
-  constructor(app: Runtime, options: NetlifyAdapterOptions = {}) {
-    this.app = app;
+  constructor(app: Servable, options: NetlifyAdapterOptions = {}) {
+    this.app = runtimeOf(app);
     this.options = options;
   }
 

@@ -116,9 +116,9 @@ export async function serveNode(
   }
   // Without a `waitUntil` the platform may stop the function once the response ends: the whole answer
   // is written, the deferred tasks run, and only then is the response ended.
-  if (waitUntil === undefined) await writeNode(res, out, { logger: app.logger, beforeEnd: () => afterAnswer(app, request) });
+  if (waitUntil === undefined) await writeNode(res, out, { logger: app.logger, beforeEnd: () => afterAnswer(request) });
   else {
     await writeNode(res, out, { logger: app.logger });
-    afterAnswer(app, request);
+    afterAnswer(request);
   }
 }

@@ -1,4 +1,5 @@
-import { type BodyChunk, isTextContentType, type Request } from '@fnapi/core';
+import type { BodyChunk, Request } from '@fnapi/core';
+import { isTextContentType } from '@fnapi/core/extend';
 import { afterAnswer, answer, collectBody, type Runtime, type Serialized } from '@fnapi/core/transport';
 
 // A written answer turned into what a platform's result carries.
@@ -31,7 +32,7 @@ export async function serveBuffered(app: Runtime, request: Request): Promise<Buf
   let body: Uint8Array = EMPTY;
   if (out.stream !== undefined) body = await readAll(out.stream);
   else if (out.body !== null) body = typeof out.body === 'string' ? Buffer.from(out.body) : out.body;
-  await afterAnswer(app, request);
+  await afterAnswer(request);
   return { status: out.status, headers: headerPairs(out), body };
 }
 

@@ -1,5 +1,5 @@
 import type { BinaryOptions } from './platform-result.js';
-import type { Runtime } from '@fnapi/core/transport';
+import { type Runtime, runtimeOf, type Servable } from '@fnapi/core/transport';
 import { type PlatformNodeRequest, type PlatformNodeResponse, serveNode, vercelWaitUntil } from './node-io.js';
 
 export type { PlatformNodeRequest, PlatformNodeResponse };
@@ -25,8 +25,8 @@ export class VercelAdapter {
    * `options` are accepted for parity with the other adapters and change nothing: the Node runtime
    * writes bytes as they are, so binary bodies need no base64 step.
    */
-  constructor(app: Runtime, _options: VercelAdapterOptions = {}) {
-    this.app = app;
+  constructor(app: Servable, _options: VercelAdapterOptions = {}) {
+    this.app = runtimeOf(app);
   }
 
   /** The function (bound: `export default adapter.handle`). */

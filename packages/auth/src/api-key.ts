@@ -1,4 +1,5 @@
-import type { AuthInfo, Request, SecurityRequirement } from '@fnapi/core';
+import type { AuthInfo, Request } from '@fnapi/core';
+import type { SecurityRequirement } from '@fnapi/core/extend';
 import {
   type AuthWrapper,
   authWrapper,

@@ -1,15 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
-import {
-  type AuthInfo,
-  annotateHandler,
-  assertStandardDecorator,
-  ForbiddenError,
-  type HandlerMetadata,
-  handlerMetadata,
-  type Request,
-  UnauthorizedError,
-} from '@fnapi/core';
-import type { SecurityRequirement } from '@fnapi/core';
+import { type AuthInfo, ForbiddenError, type Request, UnauthorizedError } from '@fnapi/core';
+import { annotateHandler, assertStandardDecorator, type HandlerMetadata, handlerMetadata } from '@fnapi/core/extend';
+import type { SecurityRequirement } from '@fnapi/core/extend';
 
 /**
  * One way of proving who is calling. `authenticate` resolves to the caller, or throws an

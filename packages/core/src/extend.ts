@@ -1,5 +1,5 @@
-// `@fnapi/core/extend`: what packages that extend fnapi (jobs, mcp, monitoring, auth, middleware) need
-// of core beyond what apps write. Apps never import it; it is off the main entry.
+// `@fnapi/core/extend`: what packages that extend fnapi (middleware, plugins, auth, monitoring, cache,
+// jobs, mcp, dev) need of core beyond what apps write. Apps never import it; it is off the main entry.
 export {
   type Extensible,
   type Extension,
@@ -11,3 +11,30 @@ export {
   WORKER_RUNTIME,
   type WorkerRuntime,
 } from './app/extensions.js';
+export { annotateHandler, assertStandardDecorator, handlerMetadata, type HandlerMetadata } from './serve/endpoint.js';
+export { errorResponse, type ErrorResponseOptions } from './serve/funnel.js';
+export {
+  EVENT_NAMES,
+  HOOK_NAMES,
+  type EventCallback,
+  type EventName,
+  type HookName,
+  type OnErrorHook,
+  type OnEventHook,
+  type PluginLike,
+  type PluginMetadata,
+  type PostResponseHook,
+  type PreRequestHook,
+} from './serve/plugins.js';
+export { problemDetails, statusOf, type HTTPErrorOptions } from './http/errors.js';
+export { problemResponse } from './http/response.js';
+export { RequestHeaders, ResponseHeaders } from './http/headers.js';
+export { isTextContentType, reasonPhrase, statusHasBody } from './http/facts.js';
+export { CREDENTIAL_FIELDS, CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMS } from './http/credentials.js';
+export type { ClientInfo } from './http/request.js';
+export { addressKey, normalizeAddress } from './platform/address.js';
+export { defaultLogger, roundMs, silentLogger } from './platform/logger.js';
+export { currentSignal, runWithSignal } from './platform/signal-scope.js';
+export { webSocketEnded } from './ws/endpoint.js';
+export { PortUnavailableError } from './server/listen.js';
+export type { SecurityRequirement } from '@fnapi/openapi';

@@ -2,7 +2,8 @@
  * Endpoint definitions (`api(options)(fn)`), decorated classes, operationIds and registration errors.
  */
 import { describe, expect, it } from 'vitest';
-import { API, api, isEndpointDefinition, type Request, Router, z } from '../src/index.js';
+import { API, api, type Request, Router, z } from '../src/index.js';
+import { isEndpointDefinition } from '../src/serve/endpoint.js';
 import { type Case, runTable, serve, viaInject } from './helpers.js';
 
 type Doc = { paths: Record<string, Record<string, { operationId: string; tags?: string[]; summary?: string; deprecated?: boolean }>> };

@@ -2,7 +2,8 @@
  * The middleware chain of core, through all three transports.
  */
 import { describe, expect, it } from 'vitest';
-import { API, type CallNext, compose, ForbiddenError, NotFoundError, Request, Response, z } from '../src/index.js';
+import { API, type CallNext, ForbiddenError, NotFoundError, Request, Response, z } from '../src/index.js';
+import { compose } from '../src/serve/pipeline.js';
 import { GENERIC_500, problem, serve, TRANSPORTS, validationBody, viaInject } from './helpers.js';
 
 const log: string[] = [];

@@ -2,7 +2,8 @@
  * Core's PluginManager with plain-object plugins: hook order, onError, failing hooks and events.
  */
 import { describe, expect, it } from 'vitest';
-import { API, type EventName, NotFoundError, type PluginLike, Request, Response, z } from '../src/index.js';
+import { API, NotFoundError, Request, Response, z } from '../src/index.js';
+import type { EventName, PluginLike } from '../src/extend.js';
 import { GENERIC_500, problem, serve, TRANSPORTS, viaInject, withTransport } from './helpers.js';
 import { TestClient } from '../src/server/testing.js';
 

@@ -1,7 +1,8 @@
 /** A port already in use: `app.run` rejects with one line naming the port and how to choose another. */
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { API, PortUnavailableError } from '../src/index.js';
+import { API } from '../src/index.js';
+import { PortUnavailableError } from '../src/extend.js';
 
 describe('app.run on a port in use', () => {
   it('rejects with a one-line error naming the port and how to choose another, no stack trace', async () => {

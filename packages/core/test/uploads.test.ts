@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TINY_PNG as PNG } from '@fnapi/test-support';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { API, annotateHandler, file, form, UnauthorizedError, type UploadedFile, z } from '../src/index.js';
+import { API, file, form, UnauthorizedError, type UploadedFile, z } from '../src/index.js';
+import { annotateHandler } from '../src/extend.js';
 import { TestClient } from '../src/server/testing.js';
 
 // Temporary files of this file's uploads land in a directory of its own, so the test can look at them.

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { PortUnavailableError } from '@fnapi/core';
+import { PortUnavailableError } from '@fnapi/core/extend';
 
 /** `--host`/`--port`, else `HOST`/`PORT`, else 127.0.0.1:8000 — as `app.run` reads them. */
 export function listenAddress(

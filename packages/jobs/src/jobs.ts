@@ -1,4 +1,5 @@
-import { type API, defaultLogger, type Logger } from '@fnapi/core';
+import type { API, Logger } from '@fnapi/core';
+import { defaultLogger } from '@fnapi/core/extend';
 import type { Job as BullJob, Worker } from 'bullmq';
 import type { PostgresConfig } from './store.js';
 import { JobPayloadError, jsonSize, MAX_JSON_BYTES, type PayloadOf, type PayloadSchema, validatePayload } from './payload.js';

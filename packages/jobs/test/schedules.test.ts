@@ -3,7 +3,7 @@
  * all, for `every` and for a six-field cron expression, on each store.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '@fnapi/core';
+import { silentLogger } from '@fnapi/core/extend';
 import { Jobs } from '../src/index.js';
 import { postgresStore, redisStore } from './support.js';
 

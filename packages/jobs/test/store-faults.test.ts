@@ -6,7 +6,8 @@
  */
 import { REQUIRE_SERVICES } from '@fnapi/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ServiceUnavailableError, silentLogger, z } from '@fnapi/core';
+import { ServiceUnavailableError, z } from '@fnapi/core';
+import { silentLogger } from '@fnapi/core/extend';
 import { Jobs } from '../src/index.js';
 import { type PrivateService, postgresBin, privatePostgres, privateRedis, redisServerAvailable } from './services.js';
 import { eventually } from './support.js';

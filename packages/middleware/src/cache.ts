@@ -1,4 +1,5 @@
-import { defaultLogger, Response, type CallNext, type Logger, type Request } from '@fnapi/core';
+import { Response, type CallNext, type Logger, type Request } from '@fnapi/core';
+import { defaultLogger } from '@fnapi/core/extend';
 import { Middleware } from './base.js';
 import { splitList } from './header-lists.js';
 

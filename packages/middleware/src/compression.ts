@@ -1,15 +1,6 @@
 import type * as zlib from 'node:zlib';
-import {
-  type BodyChunk,
-  type CallNext,
-  problemDetails,
-  problemResponse,
-  type Request,
-  Response,
-  ResponseHeaders,
-  StreamingResponse,
-  statusHasBody,
-} from '@fnapi/core';
+import { type BodyChunk, type CallNext, type Request, Response, StreamingResponse } from '@fnapi/core';
+import { problemDetails, problemResponse, ResponseHeaders, statusHasBody } from '@fnapi/core/extend';
 import { Middleware } from './base.js';
 import { appendVary } from './header-lists.js';
 

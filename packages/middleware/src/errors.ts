@@ -1,4 +1,5 @@
-import { errorResponse, type CallNext, type Logger, type Request, type Response } from '@fnapi/core';
+import type { CallNext, Logger, Request, Response } from '@fnapi/core';
+import { errorResponse } from '@fnapi/core/extend';
 import { Middleware } from './base.js';
 
 export interface ErrorHandlingMiddlewareOptions {

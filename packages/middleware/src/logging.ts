@@ -1,15 +1,5 @@
-import {
-  type BodyChunk,
-  type CallNext,
-  defaultLogger,
-  type Logger,
-  type Request,
-  type Response,
-  roundMs,
-  StreamingResponse,
-  statusOf,
-  webSocketEnded,
-} from '@fnapi/core';
+import { type BodyChunk, type CallNext, type Logger, type Request, type Response, StreamingResponse } from '@fnapi/core';
+import { defaultLogger, roundMs, statusOf, webSocketEnded } from '@fnapi/core/extend';
 import type { Level } from 'pino';
 import { Middleware } from './base.js';
 import { isUnobserved } from './unobserved.js';

@@ -1,4 +1,5 @@
-import { type CallNext, type Request, type Response, roundMs } from '@fnapi/core';
+import type { CallNext, Request, Response } from '@fnapi/core';
+import { roundMs } from '@fnapi/core/extend';
 import { Middleware } from './base.js';
 
 /**

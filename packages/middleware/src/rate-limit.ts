@@ -1,4 +1,5 @@
-import { addressKey, type CallNext, type Logger, problemResponse, type Request, type Response, TooManyRequestsError } from '@fnapi/core';
+import { type CallNext, type Logger, type Request, type Response, TooManyRequestsError } from '@fnapi/core';
+import { addressKey, problemResponse } from '@fnapi/core/extend';
 import { Middleware } from './base.js';
 
 /** What a store answers for one request: where the key stands in its window. */

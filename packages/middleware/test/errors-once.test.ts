@@ -2,7 +2,8 @@
  * ErrorHandlingMiddleware goes through core's one error path: plugins hear of an error once, and a
  * 422 it answers follows the app's `validationError` format.
  */
-import { API, type PluginLike, RequestValidationError, z } from '@fnapi/core';
+import { API, RequestValidationError, z } from '@fnapi/core';
+import type { PluginLike } from '@fnapi/core/extend';
 import { describe, expect, it } from 'vitest';
 import { ErrorHandlingMiddleware } from '../src/index.js';
 

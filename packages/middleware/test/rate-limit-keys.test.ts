@@ -5,7 +5,9 @@
  * per-user limit (`key: (r) => r.auth?.subject ?? r.ip`) as endpoint middleware sees `request.auth`.
  */
 import { createToken, jwtRequired } from '@fnapi/auth';
-import { addressKey, API, normalizeAddress } from '@fnapi/core';
+import { API } from '@fnapi/core';
+import { normalizeAddress } from '@fnapi/core/extend';
+import { addressKey } from '@fnapi/core/extend';
 import { TestClient } from '@fnapi/core/testing';
 import { request as undiciRequest } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';

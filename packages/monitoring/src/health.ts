@@ -1,5 +1,6 @@
 import type { API, Request } from '@fnapi/core';
-import { annotateHandler, JSONResponse, roundMs, runWithSignal } from '@fnapi/core';
+import { JSONResponse } from '@fnapi/core';
+import { annotateHandler, roundMs, runWithSignal } from '@fnapi/core/extend';
 import { markUnobserved } from '@fnapi/middleware';
 
 /**

@@ -1,4 +1,4 @@
-import { CREDENTIAL_FIELDS, CREDENTIAL_HEADERS } from '@fnapi/core';
+import { CREDENTIAL_FIELDS, CREDENTIAL_HEADERS } from '@fnapi/core/extend';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 

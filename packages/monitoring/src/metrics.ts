@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
-import { type API, type CallNext, type Request, Response, statusOf, webSocketEnded } from '@fnapi/core';
+import { type API, type CallNext, type Request, Response } from '@fnapi/core';
+import { statusOf, webSocketEnded } from '@fnapi/core/extend';
 import { isUnobserved, Middleware } from '@fnapi/middleware';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 

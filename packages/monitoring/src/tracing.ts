@@ -1,4 +1,5 @@
-import { type CallNext, type Request, type Response, statusOf, webSocketEnded } from '@fnapi/core';
+import type { CallNext, Request, Response } from '@fnapi/core';
+import { statusOf, webSocketEnded } from '@fnapi/core/extend';
 import { Middleware } from '@fnapi/middleware';
 import { ADDS_TRACE_IDS } from './logger.js';
 import {

@@ -8,7 +8,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { API, Request } from '@fnapi/core';
+import { API, Request, type Response } from '@fnapi/core';
+import { runtimeOf } from '@fnapi/core/transport';
 import { TestClient } from '@fnapi/core/testing';
 import { LoggingMiddleware } from '@fnapi/middleware';
 import { pino } from 'pino';
@@ -103,8 +104,10 @@ describe('health endpoints', () => {
     const app = new API({ logger: false });
     healthEndpoints(app, { checks: { fine: () => true } });
     expect(app.serving.phase).toBe('starting');
-    // Straight through the runtime, before startup has run (a transport would wait for it).
-    const early = await app.handle(new Request({ method: 'GET', path: '/readyz' }));
+    // Straight through the runtime, before startup has run: a probe is answered while startup runs.
+    const early = await new Promise<Response>((resolve) =>
+      runtimeOf(app).serve(new Request({ method: 'GET', path: '/readyz' }), resolve, undefined),
+    );
     expect(early.statusCode).toBe(503);
     expect((early.content as { status: string }).status).toBe('starting');
     const client = await start(app);

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
-import { currentSignal, ServiceUnavailableError } from '@fnapi/core';
+import { ServiceUnavailableError } from '@fnapi/core';
+import { currentSignal } from '@fnapi/core/extend';
 import type { Client, ClientConfig, QueryResult as PgResult } from 'pg';
 import { inQuerySpan, queryWithoutValues } from './query-span.js';
 

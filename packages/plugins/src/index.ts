@@ -8,4 +8,4 @@ export {
   type PreRequestHook,
 } from './plugin.js';
 export { LoggingPlugin, DEFAULT_TEXT_FORMAT, renderTemplate, type LoggingPluginOptions } from './logging.js';
-export type { EventName, HookName, PluginLike, PluginMetadata } from '@fnapi/core';
+export type { EventName, HookName, PluginLike, PluginMetadata } from '@fnapi/core/extend';

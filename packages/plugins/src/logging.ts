@@ -1,13 +1,5 @@
-import {
-  type API,
-  CREDENTIAL_HEADERS,
-  CREDENTIAL_QUERY_PARAMS,
-  isTextContentType,
-  type PluginMetadata,
-  type Request,
-  type Response,
-  roundMs,
-} from '@fnapi/core';
+import type { API, Request, Response } from '@fnapi/core';
+import { CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMS, isTextContentType, type PluginMetadata, roundMs } from '@fnapi/core/extend';
 import { pino, type DestinationStream, type Level, type Logger } from 'pino';
 import { Plugin } from './plugin.js';
 

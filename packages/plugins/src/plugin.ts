@@ -1,21 +1,18 @@
+import type { API, Logger, Request, Response } from '@fnapi/core';
 import type {
-  API,
   EventCallback,
   EventName,
   HookName,
-  Logger,
   OnErrorHook,
   OnEventHook,
   PluginLike,
   PluginMetadata,
   PostResponseHook,
   PreRequestHook,
-  Request,
-  Response,
-} from '@fnapi/core';
+} from '@fnapi/core/extend';
 
 export type { EventCallback, OnErrorHook, OnEventHook, PostResponseHook, PreRequestHook };
-import { HOOK_NAMES, EVENT_NAMES, silentLogger } from '@fnapi/core';
+import { HOOK_NAMES, EVENT_NAMES, silentLogger } from '@fnapi/core/extend';
 
 type Maybe<T> = T | undefined | void;
 

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
-import { API, NotFoundError, Response, type EventName, type Request } from '@fnapi/core';
+import { API, NotFoundError, Response, type Request } from '@fnapi/core';
+import type { EventName } from '@fnapi/core/extend';
 import { TestClient } from '@fnapi/core/testing';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { Runtime } from '@fnapi/core/transport';
+import type { Servable } from '@fnapi/core/transport';
 import * as functions from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { afterAll, beforeAll } from 'vitest';
@@ -40,7 +40,7 @@ export async function close(server: Server): Promise<void> {
 let served = 0;
 
 /** The adapters that answer on a node:http server: each builds that server for an app. */
-export const HTTP_ADAPTERS: { name: string; server: (app: Runtime) => Server }[] = [
+export const HTTP_ADAPTERS: { name: string; server: (app: Servable) => Server }[] = [
   {
     name: 'CloudFunctionAdapter',
     server: (app) => {

@@ -5,15 +5,15 @@ import { compile, type RegisteredEndpoint } from '../serve/compile.js';
 import { type DocumentSettings, describeApp, docsBuiltins } from '../document/openapi.js';
 import { type EdgeSettings, edgeSettings, type TrustProxy } from '../platform/proxy-trust.js';
 import { defaultLogger, type Logger, silentLogger } from '../platform/logger.js';
-import type { MaybePromise } from '../serve/pipeline.js';
 import { type EventName, PluginManager } from '../serve/plugins.js';
 import type { Request } from '../http/request.js';
-import type { Response } from '../http/response.js';
+import type { Deliver } from '../serve/runtime-contract.js';
 import { RouteGroup, type RouteEntry } from './route-group.js';
 import { checkStreamOptions } from '../serve/streams.js';
 import { pathParamNames, RouteTable } from '../serve/route-table.js';
-import type { AppRuntime, ErrorPolicy, ValidationErrorFormat } from '../serve/runtime.js';
-import { settleDeferred } from '../http/deferred.js';
+import type { AppRuntime } from '../serve/runtime.js';
+import type { ErrorPolicy, ValidationErrorFormat } from '../serve/funnel.js';
+import { drain } from '../http/deferred.js';
 import { handleFetch } from '../server/fetch.js';
 import { inject, type InjectOptions, type InjectResponse } from '../server/inject.js';
 import { runClusterPrimary, shouldRunCluster } from '../server/cluster.js';
@@ -21,14 +21,13 @@ import { type RunOptions, type RunningServer, runNodeServer } from '../server/no
 import { chooseOperationId } from './operation-ids.js';
 import { SchemeNames } from './scheme-names.js';
 import { type Extension, EXTENSIONS, Extensions } from './extensions.js';
-import type { Runtime, RuntimeLimits } from '../serve/runtime-contract.js';
+import { RUNTIME, type Runtime, type RuntimeLimits, type Servable } from '../serve/runtime-contract.js';
 import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT } from '../uploads/limits.js';
 import { undocumentedSchemas } from '../document/schema-warnings.js';
 import { ServingState } from '../serve/serving-state.js';
 import { asyncapiBuiltins, describeWebSockets } from '../document/asyncapi.js';
 import { webSocketOf } from '../ws/endpoint.js';
 import { bunWebSocketHandler, type BunWebSocketHandler } from '../ws/fetch.js';
-import { settleKept } from '../platform/wait-until.js';
 
 export type { ValidationErrorFormat };
 
@@ -124,9 +123,9 @@ type Lifecycle = () => unknown;
  * An API: endpoints, routers, middleware and plugins. Registration only records and checks; the
  * route table and chains are compiled before the first request (and again after a later change).
  * `run()` (node:http), `fetch()` (Web standard), `inject()` (in process) and the serverless adapters
- * serve it through the `Runtime` contract it implements.
+ * serve it through its `Runtime`, kept behind one symbol (`runtimeOf(app)` in `@fnapi/core/transport`).
  */
-export class API extends RouteGroup implements Runtime {
+export class API extends RouteGroup implements Servable {
   readonly title: string;
   readonly description: string | undefined;
   readonly version: string;
@@ -158,8 +157,11 @@ export class API extends RouteGroup implements Runtime {
   private readonly startupCallbacks: Lifecycle[] = [];
   private readonly shutdownCallbacks: Lifecycle[] = [];
   private started: Promise<void> | undefined;
-  private isReady = false;
+  /** @internal Startup has completed and no shutdown has run since. */
+  isReady = false;
   private stopped: Promise<void> | undefined;
+  /** @internal What transports serve the app through (`runtimeOf(app)`). */
+  readonly [RUNTIME]: Runtime = new AppServing(this);
   /** @internal The extensions attached and the capabilities they left (`@fnapi/core/extend`). */
   readonly [EXTENSIONS] = new Extensions();
 
@@ -253,23 +255,15 @@ export class API extends RouteGroup implements Runtime {
     return this.started;
   }
 
-  /** Startup has completed and no shutdown has run since. */
-  get ready(): boolean {
-    return this.isReady;
-  }
-
   /** Runs the shutdown callbacks once, in reverse order of registration. */
   shutdown(): Promise<void> {
     this.stopped ??= (async () => {
       this.started = undefined;
       this.isReady = false;
       this.serving.to('stopping');
-      // Work deferred by answered requests (`request.defer`), then work handed to `request.waitUntil`
-      // with no platform to take it (deferred tasks may hand some), finish before anything closes:
-      // both within one `shutdownTimeout`, not one each.
-      const deadline = performance.now() + this.limits.shutdownTimeout;
-      await settleDeferred(this, this.limits.shutdownTimeout);
-      await settleKept(Math.max(0, deadline - performance.now()));
+      // Work deferred by answered requests (`request.defer`) and work handed to `request.waitUntil`
+      // with no platform to take it finish before anything closes, within one `shutdownTimeout`.
+      await drain(this[RUNTIME], this.limits.shutdownTimeout);
       for (const callback of [...this.shutdownCallbacks].reverse()) {
         try {
           await callback();
@@ -282,11 +276,6 @@ export class API extends RouteGroup implements Runtime {
     return this.stopped;
   }
 
-  /** Delivers an event to plugins. */
-  emit(event: EventName, payload: Record<string, unknown>): void {
-    this.pluginManager.emit(event, payload);
-  }
-
   /**
    * Starts a node:http server; resolves once listening. With `workers` > 1 this process becomes the
    * primary of a `node:cluster` whose workers each run this same entry and serve the shared port.
@@ -296,9 +285,9 @@ export class API extends RouteGroup implements Runtime {
     // module it reaches, zod included, in lazy initializers that all run at start — several times
     // what loading these two modules costs. They take node:http and node:cluster only when called.
     if (shouldRunCluster(options.workers)) {
-      return runClusterPrimary(this, { workers: options.workers!, handleSignals: options.handleSignals });
+      return runClusterPrimary(this[RUNTIME], { workers: options.workers!, handleSignals: options.handleSignals });
     }
-    return runNodeServer(this, options);
+    return runNodeServer(this[RUNTIME], options);
   }
 
   /**
@@ -307,7 +296,8 @@ export class API extends RouteGroup implements Runtime {
    * `fetch`. Workers pass their bindings (`env`) and execution context (`ctx`): `request.platform`.
    * Under Bun the second argument is the server (WebSocket upgrades use it).
    */
-  fetch = (request: globalThis.Request, env?: unknown, ctx?: unknown): Promise<globalThis.Response> => handleFetch(this, request, env, ctx);
+  fetch = (request: globalThis.Request, env?: unknown, ctx?: unknown): Promise<globalThis.Response> =>
+    handleFetch(this[RUNTIME], request, env, ctx);
 
   /** Whether any WebSocket endpoint is registered. */
   get hasWebSockets(): boolean {
@@ -317,7 +307,7 @@ export class API extends RouteGroup implements Runtime {
 
   /** The WebSocket handler object `Bun.serve({ fetch: app.fetch, websocket: app.websocket })` takes. */
   get websocket(): BunWebSocketHandler {
-    return bunWebSocketHandler(this);
+    return bunWebSocketHandler(this[RUNTIME]);
   }
 
   /** The AsyncAPI 3.0 document of the WebSocket endpoints. */
@@ -328,7 +318,7 @@ export class API extends RouteGroup implements Runtime {
 
   /** Runs one request through the whole stack without a socket. */
   inject(options: InjectOptions | string): Promise<InjectResponse> {
-    return inject(this, typeof options === 'string' ? { url: options } : options);
+    return inject(this[RUNTIME], typeof options === 'string' ? { url: options } : options);
   }
 
   /** The OpenAPI document, 3.1 or as `openapiVersion` says (built on first use, again after routes change). */
@@ -343,36 +333,12 @@ export class API extends RouteGroup implements Runtime {
     ));
   }
 
-  /** Serves one request through plugins, middleware, routing and the endpoint; never rejects. */
-  handle(request: Request): Promise<Response> {
-    const out = this.serve(request);
-    return out instanceof Promise ? out : Promise.resolve(out);
-  }
-
-  /**
-   * `handle` for servers: answers synchronously when nothing on the request's path is asynchronous
-   * (no plugins, no middleware, no body to read, a sync handler), so such a request costs no promise.
-   */
-  serve(request: Request): MaybePromise<Response> {
-    return (this.runtime ?? this.compiled()).serve(request);
-  }
-
-  /**
-   * `serve` for servers that write the answer themselves: `deliver(response, context)` is called once,
-   * at once when the answer is synchronous, else from the one continuation of the app's promise.
-   */
-  serveThen<C>(request: Request, deliver: (response: Response, context: C) => void, context: C): void {
-    (this.runtime ?? this.compiled()).serveThen(request, deliver, context);
-  }
-
-  /** Whether a request's route answers while startup runs, without waiting for it (health probes). */
-  servesWhileStarting(request: Request): boolean {
-    return this.compiled().servesWhileStarting(request);
-  }
-
-  private compiled(): AppRuntime {
-    if (this.runtime === undefined) this.warnUndocumented();
-    return (this.runtime ??= compile({
+  /** @internal The compiled runtime, built before the first request and again after a change. */
+  compiled(): AppRuntime {
+    const current = this.runtime;
+    if (current !== undefined) return current;
+    this.warnUndocumented();
+    return (this.runtime = compile({
       endpoints: this.registry.values(),
       builtins: [
         ...docsBuiltins(this.documentSettings(), () => this.openapi()),
@@ -381,6 +347,8 @@ export class API extends RouteGroup implements Runtime {
       middleware: [...this.middleware],
       policy: this.errorPolicy,
       plugins: this.pluginManager,
+      lifecycle: this[RUNTIME] as AppServing,
+      owner: this[RUNTIME],
       redirectSlashes: this.options.redirectSlashes ?? true,
       edge: this.edge,
       limits: this.limits,
@@ -487,6 +455,45 @@ export class API extends RouteGroup implements Runtime {
     this.runtime = undefined;
     this.document = undefined;
     this.asyncapiDocument = undefined;
+  }
+}
+
+/**
+ * The app as its transports see it (`runtimeOf(app)`): serving, the lifecycle, the limits. Kept off the
+ * `API` so that app authors see what they write, and a transport needs nothing else.
+ */
+class AppServing implements Runtime {
+  constructor(private readonly app: API) {}
+  serve<C>(request: Request, deliver: Deliver<C>, context: C): void {
+    this.app.compiled().serve(request, deliver, context);
+  }
+  startup(): Promise<void> {
+    return this.app.startup();
+  }
+  shutdown(): Promise<void> {
+    return this.app.shutdown();
+  }
+  /** Startup has completed and no shutdown has run since. */
+  get ready(): boolean {
+    return this.app.isReady;
+  }
+  get logger() {
+    return this.app.logger;
+  }
+  emit(event: EventName, payload: Record<string, unknown>): void {
+    this.app.pluginManager.emit(event, payload);
+  }
+  get limits() {
+    return this.app.limits;
+  }
+  get debug() {
+    return this.app.debug;
+  }
+  get serving() {
+    return this.app.serving;
+  }
+  get hasWebSockets() {
+    return this.app.hasWebSockets;
   }
 }
 

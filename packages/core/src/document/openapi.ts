@@ -12,7 +12,7 @@ import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from '../http/fa
 import type { Middleware } from '../serve/pipeline.js';
 import { Response } from '../http/response.js';
 import { streamOf } from '../serve/streams.js';
-import type { ValidationErrorFormat } from '../serve/runtime.js';
+import type { ValidationErrorFormat } from '../serve/funnel.js';
 import { operationResponses } from './statuses.js';
 import { documentedPath } from '../serve/route-table.js';
 

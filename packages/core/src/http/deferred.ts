@@ -6,7 +6,11 @@ export type DeferredTask = () => unknown;
 /** Where a request keeps its deferred tasks: a symbol, so apps neither see nor set it. */
 export const DEFERRED: unique symbol = Symbol('fnapi.deferred');
 
-/** Deferred work still running, per app (or other owner): a count, and who waits for it to reach 0. */
+/**
+ * Work still running after its answer, per app (the owner): deferred tasks and work handed to
+ * `request.waitUntil` with no platform to take it; a count, and who waits for it to reach 0. The one
+ * drain of an app (`drain`) waits for both.
+ */
 interface Pending {
   count: number;
   idle: (() => void)[];
@@ -20,24 +24,39 @@ const later: (fn: () => void) => void =
 /**
  * Runs tasks one after another in the order deferred (one deferred while the others run joins the
  * end), starting in a later turn of the event loop than the code that answered; a task that throws or
- * rejects is logged and the next one runs. Counted under `owner` until done, for `settleDeferred`.
+ * rejects is logged and the next one runs. Counted under `owner` until done, for `drain`.
  * A task that returns no promise costs no promise.
  */
 export function runTasks(owner: object, tasks: DeferredTask[], logger: () => Logger): Promise<void> {
+  const counted = counter(owner);
+  counted.count++;
+  return new Promise<void>((resolve) => {
+    const finish = () => {
+      settled(counted);
+      resolve();
+    };
+    later(() => runFrom(tasks, 0, logger, finish));
+  });
+}
+
+/** Keeps `work` (which never rejects) counted under `owner` until it settles, so the owner's drain waits for it. */
+export function keep(owner: object, work: Promise<unknown>): void {
+  const counted = counter(owner);
+  counted.count++;
+  void work.finally(() => settled(counted));
+}
+
+function counter(owner: object): Pending {
   let state = pending.get(owner);
   if (state === undefined) {
     state = { count: 0, idle: [] };
     pending.set(owner, state);
   }
-  const counted = state;
-  counted.count++;
-  return new Promise<void>((resolve) => {
-    const finish = () => {
-      if (--counted.count === 0 && counted.idle.length > 0) for (const wake of counted.idle.splice(0)) wake();
-      resolve();
-    };
-    later(() => runFrom(tasks, 0, logger, finish));
-  });
+  return state;
+}
+
+function settled(counted: Pending): void {
+  if (--counted.count === 0 && counted.idle.length > 0) for (const wake of counted.idle.splice(0)) wake();
 }
 
 function runFrom(tasks: DeferredTask[], start: number, logger: () => Logger, finish: () => void): void {
@@ -65,11 +84,12 @@ function runFrom(tasks: DeferredTask[], start: number, logger: () => Logger, fin
 }
 
 /**
- * Waits for the owner's deferred work still running (work deferred meanwhile included), at most
- * `timeoutMs`; resolves at once when there is none. What a drain (SIGTERM, `app.shutdown()`) calls
- * before the shutdown callbacks run.
+ * The app's drain: waits for the owner's work still running after its answers (deferred tasks and
+ * kept `waitUntil` work, what starts meanwhile included), at most `timeoutMs`; resolves at once when
+ * there is none. `app.shutdown()` (SIGTERM, a server's `close()`) runs it before the shutdown
+ * callbacks; an adapter whose platform freezes after an invocation runs it before returning.
  */
-export async function settleDeferred(owner: object, timeoutMs: number): Promise<void> {
+export async function drain(owner: object, timeoutMs: number): Promise<void> {
   const state = pending.get(owner);
   if (state === undefined || state.count === 0) return;
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -118,3 +118,16 @@ export class ResponseValidationError extends Error {
     this.name = 'ResponseValidationError';
   }
 }
+
+/** The last error reported in each scope (a request, a WebSocket connection, an app's startup). */
+const lastReported = new WeakMap<object, unknown>();
+
+/**
+ * The one "already reported" mark: true the first time `error` is reported (offered to plugins,
+ * logged) in `scope`, false after, so an error caught again further out is not reported twice.
+ */
+export function firstReport(scope: object, error: unknown): boolean {
+  if (lastReported.has(scope) && lastReported.get(scope) === error) return false;
+  lastReported.set(scope, error);
+  return true;
+}

@@ -1,7 +1,7 @@
 import { BYTES_TYPE } from './facts.js';
 import type { Request } from './request.js';
-import { type BodyChunk, problemResponse, Response, type ResponseOptions } from './response.js';
-import { problemDetails } from './errors.js';
+import { type BodyChunk, Response, type ResponseOptions } from './response.js';
+import { HTTPError, NotFoundError } from './errors.js';
 
 /** What a `FileResponse` sends: a file's path, bytes, a `Blob` or a stream. */
 export type FileSource = string | Uint8Array | ArrayBuffer | Blob | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array | string>;
@@ -115,6 +115,8 @@ export class FileResponse extends Response {
   private readonly size: number | undefined;
   private body: Body | undefined;
   private range: { start: number; end: number } | undefined;
+  /** Settled against its request (`prepare`): the runtime prepares a file answer once, wherever it came from. */
+  prepared = false;
 
   constructor(source: FileSource, options: FileResponseOptions = {}) {
     const { filename, mediaType, inline, size, ...rest } = options;
@@ -145,9 +147,13 @@ export class FileResponse extends Response {
 
   /**
    * Settles the answer for a request: stats a path (404 when there is no such file), answers 304 to
-   * a matching conditional request, and 206/416 to a `Range`. Called by the endpoint that returns it.
+   * a matching conditional request, and 206 to a `Range`. A missing file throws `NotFoundError`, an
+   * unsatisfiable range a 416 `HTTPError`, into the error funnel like any other. The runtime prepares a
+   * file answer once, wherever it was returned (an endpoint, a middleware).
    */
   async prepare(request: Request): Promise<Response> {
+    if (this.prepared) return this;
+    this.prepared = true;
     let etag: string | undefined;
     let modified: Date | undefined;
     if (typeof this.source === 'string') {
@@ -157,9 +163,9 @@ export class FileResponse extends Response {
       try {
         stat = await fs.promises.stat(path);
       } catch {
-        return problemResponse(problemDetails(404, 'File not found'));
+        throw new NotFoundError('File not found');
       }
-      if (!stat.isFile()) return problemResponse(problemDetails(404, 'File not found'));
+      if (!stat.isFile()) throw new NotFoundError('File not found');
       const size = stat.size;
       this.body = {
         size,
@@ -206,9 +212,9 @@ export class FileResponse extends Response {
     const range = parseRange(header, size);
     if (range === undefined) return this;
     if (range === 'unsatisfiable') {
-      const answer = problemResponse(problemDetails(416, `Range not satisfiable: the file has ${size} bytes`));
-      answer.headers.set('content-range', `bytes */${size}`);
-      return answer;
+      throw new HTTPError(416, `Range not satisfiable: the file has ${size} bytes`, undefined, {
+        headers: { 'content-range': `bytes */${size}` },
+      });
     }
     this.range = range;
     this.statusCode = 206;
@@ -219,7 +225,7 @@ export class FileResponse extends Response {
   private bodyOfMemory(): Body {
     const source = this.source;
     if (typeof source === 'string') {
-      // Not prepared (returned from middleware): stream the path without the conditional answers.
+      // Not prepared yet (read before the runtime settled it): stream the path without the conditional answers.
       const fs = process.getBuiltinModule('node:fs');
       return { size: undefined, open: (range) => fs.createReadStream(source, range ?? {}) as AsyncIterable<Uint8Array> };
     }

@@ -6,8 +6,7 @@ export const REQUEST_INTERNALS: unique symbol = Symbol('fnapi.requestInternals')
 
 /**
  * What the runtime serving a request hands it: one object per compiled runtime, shared by its
- * requests (one store per request). A request whose error was offered to plugins gets an object of
- * its own over the shared one, carrying the `reported` mark. `runtime.ts` adds the error policy.
+ * requests (one store per request). `serve/funnel.ts` adds the error policy.
  */
 export interface RequestInternals {
   /** The app's `requestIdHeader` and `trustProxy`. */
@@ -21,8 +20,8 @@ export interface RequestInternals {
     readonly uploadTimeout?: number;
     readonly headersTimeout?: number;
   };
+  /** The app's runtime: what its requests' deferred and kept work is counted under, for its drain. */
+  readonly owner: object;
   /** Browser origins allowed to open the app's WebSockets besides a request's own (`wsOrigins`). */
   readonly wsOrigins: readonly string[];
-  /** The thrown value already offered to plugins: each error is reported once per request. */
-  readonly reported?: unknown;
 }

@@ -9,9 +9,11 @@ import { DEFAULT_EDGE, forwardedAddress, generateRequestId, isValidRequestId, la
 import { type RawHeaders, RequestHeaders } from './headers.js';
 import { REQUEST_INTERNALS, type RequestInternals } from './request-internals.js';
 import { defaultLogger, type Logger } from '../platform/logger.js';
-import { DEFERRED, type DeferredTask, RUN_DEFERRED, runTasks } from './deferred.js';
+import { DEFERRED, type DeferredTask, keep, RUN_DEFERRED, runTasks } from './deferred.js';
 import { defaultPlatform, type Platform, utf8 } from '../platform/platform.js';
-import { keepUntilSettled } from '../platform/wait-until.js';
+
+/** The owner of work kept by a request no app served (built by hand): nothing drains it. */
+const UNSERVED = {};
 
 let fallbackLogger: Logger | undefined;
 
@@ -281,7 +283,7 @@ export class Request {
 
   /**
    * Lets `promise` outlive the answer: handed to the platform's `waitUntil` where it has one (Workers,
-   * Vercel, Netlify), else kept so that a drain waits for it. A rejection is logged with the request id.
+   * Vercel, Netlify), else kept so that the app's drain waits for it. A rejection is logged with the request id.
    */
   waitUntil(promise: PromiseLike<unknown>): void {
     const work = Promise.resolve(promise).then(undefined, (error: unknown) => {
@@ -289,7 +291,7 @@ export class Request {
     });
     const platformWaitUntil = this._init.waitUntil;
     if (platformWaitUntil !== undefined) platformWaitUntil(work);
-    else keepUntilSettled(work);
+    else keep(this[REQUEST_INTERNALS]?.owner ?? UNSERVED, work);
   }
 
   /** Aborted when the client goes away or the endpoint's timeout passes. */
@@ -398,14 +400,14 @@ export class Request {
   }
 
   /**
-   * Starts the deferred tasks, once the answer is out: tracked under `owner` (the app) for a drain,
+   * Starts the deferred tasks, once the answer is out: tracked under the app serving it for its drain,
    * and handed to the platform's `waitUntil` where it has one. Undefined when nothing was deferred.
    * Internal: transports call it.
    */
-  [RUN_DEFERRED](owner: object): Promise<void> | undefined {
+  [RUN_DEFERRED](): Promise<void> | undefined {
     const tasks = this[DEFERRED];
     if (tasks === undefined) return undefined;
-    const work = runTasks(owner, tasks, () => this.logger);
+    const work = runTasks(this[REQUEST_INTERNALS]?.owner ?? UNSERVED, tasks, () => this.logger);
     this._init.waitUntil?.(work);
     return work;
   }

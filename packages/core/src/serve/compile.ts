@@ -1,9 +1,12 @@
 import { type EndpointDefinition, handlerMetadata } from './endpoint.js';
 import { endpointMiddleware } from './endpoint-middleware.js';
-import { compileInvoker, stepThen } from './invoke.js';
-import { activeMiddleware, composeActive, type Middleware, type Step } from './pipeline.js';
+import { compileInvoker } from './invoke.js';
+import { activeMiddleware, composeActive, type MaybePromise, type Middleware, type Step, stepOf } from './pipeline.js';
 import { RouteTable } from './route-table.js';
-import { AppRuntime, type CompiledRoute, endpointBoundary, type RuntimeOptions } from './runtime.js';
+import { endpointBoundary } from './funnel.js';
+import { AppRuntime, type CompiledRoute, type RuntimeOptions } from './runtime.js';
+import type { Request } from '../http/request.js';
+import type { Response } from '../http/response.js';
 
 /** What compiling needs of a group (an app or a router) an endpoint sits in: its middleware. */
 export interface MiddlewareGroup {
@@ -33,7 +36,7 @@ export interface RegisteredEndpoint extends RouteEntry {
 /** A built-in GET route (the document and the docs pages); a user endpoint on the same path wins. */
 export interface BuiltinRoute {
   path: string;
-  run: Step;
+  run: (request: Request) => MaybePromise<Response>;
 }
 
 export interface CompileInput extends Omit<RuntimeOptions, 'table'> {
@@ -63,18 +66,16 @@ export function compile(input: CompileInput): AppRuntime {
     // Routers' middleware around the endpoint (guards included); none at all compiles to no chain.
     const middleware = activeMiddleware(endpoint.routers.flatMap((router) => router.middleware));
     // The boundary turns an endpoint's errors into responses for the middleware around it. With no
-    // middleware anywhere on the route, the runtime's own catch does the same (the same report to
-    // plugins, the same problem body), and a request saves a promise hop.
+    // middleware anywhere on the route, the runtime's funnel does the same (the same report to
+    // plugins, the same problem body), and a request saves the wrapping.
     const run =
       appMiddleware.length === 0 && middleware.length === 0 && own.length === 0
         ? endpoint.invoker
         : composeActive(middleware, endpointBoundary(endpoint.invoker));
     const servesWhileStarting = handlerMetadata(endpoint.definition.handler)?.servesWhileStarting === true;
-    // Where the endpoint is the whole route, its callback form is the route's too.
-    const runThen = run === endpoint.invoker ? stepThen(run) : undefined;
-    table.add(endpoint.method, endpoint.path, { template: endpoint.path, run, runThen, servesWhileStarting });
+    table.add(endpoint.method, endpoint.path, { template: endpoint.path, run, servesWhileStarting });
   }
   for (const builtin of input.builtins)
-    table.add('GET', builtin.path, { template: builtin.path, run: builtin.run, runThen: undefined, servesWhileStarting: false });
+    table.add('GET', builtin.path, { template: builtin.path, run: stepOf(builtin.run), servesWhileStarting: false });
   return new AppRuntime({ ...input, middleware: appMiddleware, table });
 }

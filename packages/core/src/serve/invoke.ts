@@ -11,7 +11,7 @@ import {
 import { isJsonContentType } from '../http/facts.js';
 import { type EndpointDefinition, type Guard, handlerMetadata } from './endpoint.js';
 import { GatewayTimeoutError, RequestValidationError, ResponseValidationError, UnsupportedMediaTypeError } from '../http/errors.js';
-import { isPromiseLike, type MaybePromise, settle, type Step, type StepThen } from './pipeline.js';
+import { type Done, isPromiseLike, type Step } from './pipeline.js';
 import type { Request } from '../http/request.js';
 import { headerValueOf, parseJsonOf, readBytesOf } from '../http/request-access.js';
 // Busboy and the disk spool where node:stream and a file system exist; the platform's form parser elsewhere.
@@ -21,21 +21,8 @@ import { ObjectWriter } from '../http/json-text.js';
 import { compileStreamResult } from './streams.js';
 import { mergeResponseHeaders } from '../http/cookies.js';
 import { pruneUnset } from './exclude-unset.js';
-import { FileResponse } from '../http/file-response.js';
 import { isBinarySchema } from '../http/binary.js';
-
-/** An endpoint's step with its callback form, `stepThen(step)`. */
-const THEN = Symbol('fnapi.stepThen');
-
-function withThen(step: Step, then: StepThen): Step {
-  (step as Step & { [THEN]?: StepThen })[THEN] = then;
-  return step;
-}
-
-/** The callback form of a compiled endpoint (`compileInvoker`), where it has one. */
-export function stepThen(step: Step): StepThen | undefined {
-  return (step as Step & { [THEN]?: StepThen })[THEN];
-}
+import { FileResponse } from '../http/file-response.js';
 
 /** Runs an endpoint's guards in order, before anything of the request is read. */
 async function runGuards(guards: readonly Guard[], request: Request): Promise<void> {
@@ -165,113 +152,130 @@ export function compileInvoker(
   };
 
   const streamed = compileStreamResult(options, label);
-  // What the handler set on its request (`responseHeaders`, cookies) joins its answer.
-  const withExtras = (response: Response, request: Request): MaybePromise<Response> => {
+  const failed = (error: unknown, done: Done): void => done(error, undefined);
+  // What the handler set on its request (`responseHeaders`, cookies) joins its answer. A file is
+  // settled against the request here, so middleware around the endpoint sees the answer it will be
+  // (304, 206, or the funnel's 404/416); the runtime prepares one a middleware returned.
+  const withExtras = (response: Response, request: Request, done: Done): void => {
     const extra = request.responseHeadersIfAny;
     if (extra !== undefined) mergeResponseHeaders(response.headers, extra);
-    // A file settles its answer against the request (conditional and range requests).
-    return response instanceof FileResponse ? response.prepare(request) : response;
+    if (response instanceof FileResponse)
+      response.prepare(request).then(
+        (prepared) => done(undefined, prepared),
+        (error: unknown) => failed(error, done),
+      );
+    else done(undefined, response);
   };
-  const callHandler = (input: Record<string, unknown>, request: Request): MaybePromise<Response> => {
-    const result: unknown = handler(input, request);
-    if (streamed !== undefined) return streamed(result, request).then((response) => withExtras(response, request));
-    if (binaryResponse) return Promise.resolve(result).then((value) => withExtras(binaryAnswer(value), request));
-    return isPromiseLike(result)
-      ? Promise.resolve(result).then((value) => withExtras(toResponse(value), request))
-      : withExtras(toResponse(result), request);
+  const answerWith = (result: unknown, request: Request, done: Done): void => {
+    let response: Response;
+    try {
+      response = binaryResponse ? binaryAnswer(result) : toResponse(result);
+    } catch (error) {
+      done(error, undefined);
+      return;
+    }
+    withExtras(response, request, done);
   };
-  const bindAndCall = (request: Request, body: unknown, issues?: ValidationIssue[]): MaybePromise<Response> => {
-    const bound = binder(new RawView(request, body));
-    if (!bound.ok) throw new RequestValidationError(issues ? [...issues, ...bound.issues] : bound.issues);
-    if (issues?.length) throw new RequestValidationError(issues);
-    return callHandler(bound.value, request);
+  const callHandler = (input: Record<string, unknown>, request: Request, done: Done): void => {
+    let result: unknown;
+    try {
+      result = handler(input, request);
+    } catch (error) {
+      done(error, undefined);
+      return;
+    }
+    if (streamed !== undefined)
+      streamed(result, request).then(
+        (response) => withExtras(response, request, done),
+        (error: unknown) => failed(error, done),
+      );
+    else if (isPromiseLike(result))
+      Promise.resolve(result).then(
+        (value) => answerWith(value, request, done),
+        (error: unknown) => failed(error, done),
+      );
+    else answerWith(result, request, done);
+  };
+  const bindAndCall = (request: Request, body: unknown, issues: ValidationIssue[] | undefined, done: Done): void => {
+    let bound: ReturnType<typeof binder>;
+    try {
+      bound = binder(new RawView(request, body));
+    } catch (error) {
+      done(error, undefined);
+      return;
+    }
+    if (!bound.ok) done(new RequestValidationError(issues ? [...issues, ...bound.issues] : bound.issues), undefined);
+    else if (issues?.length) done(new RequestValidationError(issues), undefined);
+    else callHandler(bound.value, request, done);
   };
   // A JSON body parsed and bound where it has been read: in the transport's callback (node:http), or
-  // in the continuation of the one promise of the body.
-  const readAndCall: StepThen = (request, done) => {
-    readBytesOf(request, (error, bytes) => {
-      if (bytes === undefined) {
-        done(error, undefined);
-        return;
-      }
-      let out: MaybePromise<Response>;
-      try {
-        out = bindAndCall(request, bytes.byteLength === 0 ? undefined : parseJsonOf(request, bytes));
-      } catch (failure) {
-        done(failure, undefined);
-        return;
-      }
-      settle(out, done);
-    });
-  };
-  // Sync all the way down when the route reads no body and the handler is sync: no promise at all.
-  // One promise for the body: the bytes are parsed and bound in the same continuation.
-  const callWithBody: Step = (request) => {
-    switch (bodyState(request)) {
-      case 'none':
-        return bindAndCall(request, undefined);
-      case 'json':
-        return request.bytes().then((bytes) => bindAndCall(request, bytes.byteLength === 0 ? undefined : parseJsonOf(request, bytes)));
-      default:
-        return request.bytes().then((bytes) => {
-          if (bytes.byteLength === 0) return bindAndCall(request, undefined);
-          throw refuseContentType(headerValueOf(request, 'content-type') ?? null);
-        });
+  // in the continuation of the one promise of the body elsewhere.
+  const callWithBody: Step = (request, done) => {
+    const state = bodyState(request);
+    if (state === 'none') {
+      bindAndCall(request, undefined, undefined, done);
+      return;
     }
+    readBytesOf(request, (error, bytes) => {
+      if (bytes === undefined) done(error, undefined);
+      else if (bytes.byteLength === 0) bindAndCall(request, undefined, undefined, done);
+      else if (state === 'other') done(refuseContentType(headerValueOf(request, 'content-type') ?? null), undefined);
+      else {
+        let body: unknown;
+        try {
+          body = parseJsonOf(request, bytes);
+        } catch (failure) {
+          done(failure, undefined);
+          return;
+        }
+        bindAndCall(request, body, undefined, done);
+      }
+    });
   };
   // Forms and uploads: read (and spooled) whole before binding, so the handler runs only on a valid form.
   const form = compileForm(method, params, pathParams);
   // The multipart parser loads while the app is still being built, not on the first upload.
   if (form) loadFormParser().catch(() => {});
   const bound: Step = form
-    ? (request) => readForm(request, form).then(({ body, issues }) => bindAndCall(request, body, issues))
+    ? (request, done) =>
+        readForm(request, form).then(
+          ({ body, issues }) => bindAndCall(request, body, issues, done),
+          (error: unknown) => failed(error, done),
+        )
     : usesBody
       ? callWithBody
       : noInput
-        ? (request) => callHandler({}, request)
-        : (request) => bindAndCall(request, undefined);
+        ? (request, done) => callHandler({}, request, done)
+        : (request, done) => bindAndCall(request, undefined, undefined, done);
   const unguarded = afterGuards ? afterGuards(bound) : bound;
-  // `callWithBody` handing its answer to a callback: a JSON body read by a transport that calls back
-  // (node:http) then costs no promise at all.
-  const callWithBodyThen: StepThen = (request, done) => {
-    if (bodyState(request) === 'json') {
-      readAndCall(request, done);
-      return;
-    }
-    let out: MaybePromise<Response>;
-    try {
-      out = callWithBody(request);
-    } catch (error) {
-      done(error, undefined);
-      return;
-    }
-    settle(out, done);
-  };
 
   const guards = handlerMetadata(handler)?.guards ?? [];
-  const call: Step = guards.length === 0 ? unguarded : (request) => runGuards(guards, request).then(() => unguarded(request));
+  const call: Step =
+    guards.length === 0
+      ? unguarded
+      : (request, done) =>
+          runGuards(guards, request).then(
+            () => unguarded(request, done),
+            (error: unknown) => failed(error, done),
+          );
 
   const timeout = options.timeout;
-  if (timeout === undefined || timeout <= 0) return call === callWithBody ? withThen(call, callWithBodyThen) : call;
+  if (timeout === undefined || timeout <= 0) return call;
   const ms = timeout * 1000;
-  return (request) =>
-    new Promise<Response>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        const error = new GatewayTimeoutError(`${label} did not answer within ${timeout} s`);
-        request.abort(error);
-        reject(error);
-      }, ms);
-      Promise.resolve()
-        .then(() => call(request))
-        .then(
-          (response) => {
-            clearTimeout(timer);
-            resolve(response);
-          },
-          (error: unknown) => {
-            clearTimeout(timer);
-            reject(error);
-          },
-        );
+  return (request, done) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      const error = new GatewayTimeoutError(`${label} did not answer within ${timeout} s`);
+      request.abort(error);
+      done(error, undefined);
+    }, ms);
+    call(request, (error, response) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      done(error, response);
     });
+  };
 }

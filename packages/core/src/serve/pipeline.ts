@@ -13,29 +13,48 @@ export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
-/**
- * One step of the internal pipeline. Unlike `CallNext` it may answer synchronously, so a sync handler
- * behind no middleware costs no promise at all.
- */
-export type Step = (request: Request) => MaybePromise<Response>;
-
-/** Takes a step's answer: `done(undefined, response)`, or `done(error, undefined)` when it failed. */
-export type StepDone = (error: unknown, response: Response | undefined) => void;
+/** Takes a step's answer, once: `done(undefined, response)`, or `done(error, undefined)` when it failed. */
+export type Done = (error: unknown, response: Response | undefined) => void;
 
 /**
- * A step that hands its answer to `done` instead of returning it (never throwing): an endpoint that
- * reads a body offers one, so that a server taking answers in a callback costs no promise for it.
+ * One step of the internal pipeline, and the one calling convention of serving: it hands its answer
+ * to `done` (at once when nothing on its path is asynchronous, so a sync handler costs no promise, and
+ * a body read by a transport that calls back costs none either) and never throws.
  */
-export type StepThen = (request: Request, done: StepDone) => void;
+export type Step = (request: Request, done: Done) => void;
 
-/** Hands a step's answer, or its failure, to `done`. */
-export function settle(out: MaybePromise<Response>, done: StepDone): void {
+/** Hands an answer that may still be coming, or its failure, to `done`. */
+export function settle(out: MaybePromise<Response>, done: Done): void {
   if (out instanceof Promise)
     out.then(
       (response) => done(undefined, response),
       (error: unknown) => done(error, undefined),
     );
   else done(undefined, out);
+}
+
+/** A function answering with a value or a promise (a built-in route) as a step. */
+export function stepOf(answer: (request: Request) => MaybePromise<Response>): Step {
+  return (request, done) => {
+    let out: MaybePromise<Response>;
+    try {
+      out = answer(request);
+    } catch (error) {
+      done(error, undefined);
+      return;
+    }
+    settle(out, done);
+  };
+}
+
+/** A step's answer as a promise: what middleware is promised by `callNext`. */
+export function stepPromise(step: Step, request: Request): Promise<Response> {
+  return new Promise((resolve, reject) =>
+    step(request, (error, response) => {
+      if (response === undefined) reject(error);
+      else resolve(response);
+    }),
+  );
 }
 
 export type MiddlewareResult = Response | globalThis.Response | Promise<Response | globalThis.Response>;
@@ -83,38 +102,42 @@ export function compose(all: readonly Middleware[], final: Step): Step {
 
 /** `compose` over middleware already filtered by `activeMiddleware` (each `isActive()` is asked once per compile). */
 export function composeActive(middleware: readonly Middleware[], final: Step): Step {
-  if (middleware.length === 0) return final;
-  let next: CallNext = toAsync(final);
+  let next: Step = final;
   for (let i = middleware.length - 1; i >= 0; i--) {
     const current = middleware[i]!;
     const dispatch = typeof current === 'function' ? current : (current as MiddlewareObject).dispatch.bind(current);
     if (typeof dispatch !== 'function') throw new TypeError(`${describe(current)} has no dispatch(request, callNext)`);
     const inner = next;
     const name = describe(current);
-    next = async (request) => {
+    next = (request, done) => {
       let called = false;
       const callOnce: CallNext = (req) => {
         if (called) return Promise.reject(new Error(`${name} called callNext() more than once; pass each request on once`));
         called = true;
-        return inner(req);
+        return stepPromise(inner, req);
       };
-      const result = await dispatch(request, callOnce);
-      return result instanceof Response ? result : asResponse(result, name);
+      const answered = (result: unknown) => {
+        let response: Response;
+        try {
+          response = result instanceof Response ? result : asResponse(result, name);
+        } catch (error) {
+          done(error, undefined);
+          return;
+        }
+        done(undefined, response);
+      };
+      let result: MiddlewareResult;
+      try {
+        result = dispatch(request, callOnce);
+      } catch (error) {
+        done(error, undefined);
+        return;
+      }
+      if (isPromiseLike(result)) Promise.resolve(result).then(answered, (error: unknown) => done(error, undefined));
+      else answered(result);
     };
   }
   return next;
-}
-
-/** Middleware is promised a `Promise` from `callNext`, whatever the step behind it returns. */
-function toAsync(step: Step): CallNext {
-  return (request) => {
-    try {
-      const out = step(request);
-      return out instanceof Promise ? out : Promise.resolve(out);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  };
 }
 
 export function assertMiddleware(middleware: unknown): asserts middleware is Middleware {

@@ -1,5 +1,4 @@
 import type { Logger } from '../platform/logger.js';
-import type { MaybePromise } from './pipeline.js';
 import type { EventName } from './plugins.js';
 import type { Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
@@ -27,32 +26,28 @@ export interface RuntimeLimits {
   shutdownDelay: number;
 }
 
+/** Takes the answer to a request, with what the transport passed along (its connection, its resolver). */
+export type Deliver<C> = (response: Response, context: C) => void;
+
 /**
- * What a transport (node:http, fetch, inject, a serverless adapter) needs of an app, and all it may
- * use: it builds fnapi `Request`s, hands them to `handle`, and writes the `Response` out with
- * `serialize`. `API` implements it.
+ * What a transport (node:http, fetch, inject, a serverless adapter, MCP) needs of an app, and all it
+ * may use: it builds fnapi `Request`s with `requestFrom`, hands them to `serve`, and writes the
+ * `Response` out (`finish` serializes it). An app's is `runtimeOf(app)`.
  */
 export interface Runtime {
-  /** Serves one request through plugins, middleware, routing and the endpoint; never rejects. */
-  handle(request: Request): Promise<Response>;
-  /** `handle` for servers that can write a synchronous answer at once (no promise when none is needed). */
-  serve(request: Request): MaybePromise<Response>;
   /**
-   * `serve` for servers that write the answer themselves: `deliver(response, context)` is called once,
-   * at once when the answer is synchronous, else from the one continuation of the app's promise (no
-   * second promise hop per request). Call it once `ready`.
+   * Serves one request: the app's startup once (a request waits for it; 503 when it fails), plugins,
+   * middleware, routing, the endpoint, and the error funnel. `deliver(response, context)` is called
+   * once, at once when nothing on the request's path is asynchronous, so such a request costs no
+   * promise. Never throws.
    */
-  serveThen?<C>(request: Request, deliver: (response: Response, context: C) => void, context: C): void;
+  serve<C>(request: Request, deliver: Deliver<C>, context: C): void;
   /**
    * Runs the startup callbacks once; concurrent callers share the run. A failed run rejects and is
    * tried again by the next call.
    */
   startup(): Promise<void>;
-  /** Startup has completed (checked synchronously on every request, so a started app pays nothing). */
-  readonly ready: boolean;
-  /** Whether a request is answered while startup runs instead of waiting for it (health probes). */
-  servesWhileStarting?(request: Request): boolean;
-  /** Runs the shutdown callbacks once. */
+  /** Runs the shutdown callbacks once (after the drain of deferred work). */
   shutdown(): Promise<void>;
   readonly logger: Logger;
   /** Delivers a lifecycle event (`server_starting`, `server_started`, …) to plugins. */
@@ -63,5 +58,18 @@ export interface Runtime {
   /** Starting, ready, stopping or stopped: a server marks `stopping` when its shutdown begins. */
   readonly serving: ServingState;
   /** Whether the app has WebSocket endpoints (a server then listens for upgrades). */
-  readonly hasWebSockets?: boolean;
+  readonly hasWebSockets: boolean;
+}
+
+/** Where an app keeps what transports use of it: a symbol, so app authors neither see nor call it. */
+export const RUNTIME: unique symbol = Symbol.for('fnapi.runtime') as never;
+
+/** An app, as transports see it. */
+export interface Servable {
+  readonly [RUNTIME]: Runtime;
+}
+
+/** The runtime transports serve an app through. */
+export function runtimeOf(app: Servable): Runtime {
+  return app[RUNTIME];
 }

@@ -3,7 +3,7 @@ import { HTTPError, ResponseValidationError, ServiceUnavailableError } from '../
 import { isPromiseLike } from './pipeline.js';
 import type { Request } from '../http/request.js';
 import { fromWebResponse, isWebResponse, Response, StreamingResponse } from '../http/response.js';
-import { errorResponse } from './runtime.js';
+import { errorResponse } from './funnel.js';
 import { StreamInterrupted } from '../http/interrupted.js';
 
 export { StreamInterrupted };

@@ -62,7 +62,7 @@ export async function inject(app: Runtime, options: InjectOptions): Promise<Inje
   } else if (out.body !== null) {
     text = typeof out.body === 'string' ? out.body : utf8Text(out.body);
   }
-  afterAnswer(app, request);
+  afterAnswer(request);
   return {
     status: out.status,
     headers: responseHeaders,

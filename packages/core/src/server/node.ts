@@ -1,16 +1,17 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tooLarge } from '../http/body.js';
-import { BadRequestError, type HTTPError } from '../http/errors.js';
+import { BadRequestError } from '../http/errors.js';
 import type { RawHeaders } from '../http/headers.js';
 import type { ClientInfo, Request } from '../http/request.js';
-import { problemResponse, type Response } from '../http/response.js';
+import type { Response } from '../http/response.js';
 import type { Runtime } from '../serve/runtime-contract.js';
-import { afterAnswer, answerThen, finish } from '../wire/answer.js';
+import { afterAnswer, finish } from '../wire/answer.js';
 import { drainingReason } from '../http/interrupted.js';
 import { type NodeWriteOptions, writeNode } from '../wire/node-writer.js';
+import { refuse, splitTarget } from '../wire/refuse.js';
 import { type RequestParts, requestFrom } from '../wire/request-from.js';
-import { type Serialized, serialize } from '../wire/serialize.js';
+import type { Serialized } from '../wire/serialize.js';
 import { answerClientErrors } from './client-error.js';
 import { listen } from './listen.js';
 import { nodeUpgrades } from '../ws/node.js';
@@ -210,17 +211,6 @@ function sameLowerCase(key: string, name: string): boolean {
   return true;
 }
 
-/** absolute-form (proxies) or asterisk-form request targets; undefined when malformed. */
-function splitOtherTarget(url: string): [string, string] | undefined {
-  if (!/^https?:\/\//i.test(url)) return undefined;
-  try {
-    const parsed = new URL(url);
-    return [parsed.pathname, parsed.search.slice(1)];
-  } catch {
-    return undefined;
-  }
-}
-
 function portFromEnvironment(): number {
   const value = process.env.PORT;
   if (value === undefined || value === '') return 8000;
@@ -242,8 +232,8 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
   const limits = app.limits;
   const bodyLimit = limits.bodyLimit;
   const context = { debug: app.debug, logger: app.logger };
-  const keepOpen: NodeWriteOptions = { logger: context.logger };
-  const closeAfter: NodeWriteOptions = { logger: context.logger, close: true };
+  const keepOpen: NodeWriteOptions = { logger: context.logger, debug: context.debug };
+  const closeAfter: NodeWriteOptions = { logger: context.logger, debug: context.debug, close: true };
   let draining = false;
   let inFlight = 0;
   let drained: (() => void) | undefined;
@@ -262,54 +252,41 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     const request = parts.request;
     if (streamed === undefined) {
       finished();
-      afterAnswer(app, request);
+      afterAnswer(request);
       return;
     }
     streaming.add(request);
     void streamed.then(() => {
       streaming.delete(request);
       finished();
-      afterAnswer(app, request);
+      afterAnswer(request);
     });
   };
 
   /** The app's response to a request, written: one function for every request, so none costs a closure. */
   const respond = (response: Response, parts: NodeParts) => write(finish(app, parts.request, response), parts);
 
-  /** An answer given before any request exists (draining, a malformed target): an error's problem body. */
-  const refuse = (res: ServerResponse, error: HTTPError) => {
-    writeNode(res, serialize(problemResponse(error.toProblem(), error.headers), context), closeAfter);
+  /** An answer given before any request exists (draining, a malformed target): the wire's refusal. */
+  const refuseEarly = (res: ServerResponse, error: unknown) => {
+    writeNode(res, refuse(error, context), closeAfter);
   };
 
   const listener = (req: IncomingMessage, res: ServerResponse, expectsContinue = false) => {
     if (draining) {
-      refuse(res, drainingReason());
+      refuseEarly(res, drainingReason());
       return;
     }
-    const url = req.url ?? '/';
-    let path: string;
-    let query: string;
-    if (url.charCodeAt(0) === 47 /* / */) {
-      // origin-form, the common case: split without allocating anything but the two strings
-      const q = url.indexOf('?');
-      path = q === -1 ? url : url.slice(0, q);
-      query = q === -1 ? '' : url.slice(q + 1);
-    } else {
-      const target = splitOtherTarget(url);
-      if (target === undefined) {
-        refuse(res, new BadRequestError('Malformed request target'));
-        return;
-      }
-      path = target[0];
-      query = target[1];
+    const target = splitTarget(req.url ?? '/');
+    if (target === undefined) {
+      refuseEarly(res, new BadRequestError('Malformed request target'));
+      return;
     }
     inFlight++;
-    const parts = new NodeParts(req, res, req.method ?? 'GET', path, query, bodyLimit);
+    const parts = new NodeParts(req, res, req.method ?? 'GET', target[0], target[1], bodyLimit);
     if (expectsContinue) parts.awaitingContinue = true;
     const request = requestFrom(parts);
     parts.request = request;
-    if (app.ready && app.serveThen !== undefined) app.serveThen(request, respond, parts);
-    else answerThen(app, request, write, parts);
+    app.serve(request, respond, parts);
   };
 
   // node:http from the built-in registry when a server starts, not imported: a bundler hoists a
@@ -328,7 +305,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     listener,
   );
   server.keepAliveTimeout = limits.keepAliveTimeout;
-  answerClientErrors(server);
+  answerClientErrors(server, context);
   // `Expect: 100-continue`: the request goes through the pipeline like any other (plugins, middleware,
   // guards: CORS headers, metrics, logs, 401 first), and `100 Continue` is sent only when the endpoint
   // reads the body; a declared body over the endpoint's limit (`bodyLimit`, or `uploadLimit` for forms)

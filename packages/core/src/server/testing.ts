@@ -1,7 +1,7 @@
 import { Pool } from 'undici';
 import type { InjectResponse } from './inject.js';
 import { runNodeServer, type RunningServer } from './node.js';
-import type { Runtime } from '../serve/runtime-contract.js';
+import { runtimeOf, type Servable } from '../serve/runtime-contract.js';
 
 import { connectTestSocket, type TestSocketOptions, type TestWebSocket } from '../ws/test-client.js';
 
@@ -39,10 +39,10 @@ export class TestClient {
     private readonly pool: Pool,
   ) {}
 
-  /** Serves any `Runtime` (an `API`) on an ephemeral loopback port. */
-  static async start(app: Runtime): Promise<TestClient> {
+  /** Serves an app on an ephemeral loopback port. */
+  static async start(app: Servable): Promise<TestClient> {
     // Startup runs on the first request, as on every transport: a failing one answers 503, then retries.
-    const server = await runNodeServer(app, { host: '127.0.0.1', port: 0, handleSignals: false }, true);
+    const server = await runNodeServer(runtimeOf(app), { host: '127.0.0.1', port: 0, handleSignals: false }, true);
     return new TestClient(server, new Pool(server.url, { connections: 16 }));
   }
 

@@ -1,9 +1,9 @@
-import { problemDetails } from '../http/errors.js';
-import { PROBLEM_JSON, reasonOverride } from '../http/facts.js';
+import { reasonOverride } from '../http/facts.js';
 import type { Logger } from '../platform/logger.js';
 import type { BodyChunk } from '../http/response.js';
 import { closeStream } from './answer.js';
 import { StreamInterrupted } from '../http/interrupted.js';
+import { refuse } from './refuse.js';
 import { type Serialized, toChunk } from './serialize.js';
 import { type ChunkSink, writeChunks } from './stream-writer.js';
 
@@ -25,6 +25,8 @@ export interface NodeResponse extends BodySink {
 
 export interface NodeWriteOptions {
   logger: Logger;
+  /** Debug details in the 500 of an answer whose head could not be written. */
+  debug?: boolean;
   /** Adds `Connection: close`: the connection is not reused (a body refused unread, a draining server). */
   close?: boolean;
   /**
@@ -46,11 +48,11 @@ export function writeNode(res: NodeResponse, out: Serialized, options: NodeWrite
     if (reason === undefined) res.writeHead(out.status, out.headers);
     else res.writeHead(out.status, reason, out.headers);
   } catch (error) {
-    options.logger.error({ err: error }, 'response headers could not be written');
     if (out.stream !== undefined) void closeStream(out.stream);
-    const body = JSON.stringify(problemDetails(500, 'The response could not be written'));
-    res.writeHead(500, ['content-type', PROBLEM_JSON, 'content-length', Buffer.byteLength(body), 'connection', 'close']);
-    res.end(body);
+    const refused = refuse(error, { debug: options.debug ?? false, logger: options.logger });
+    refused.headers.push('connection', 'close');
+    res.writeHead(refused.status, refused.headers);
+    res.end(refused.body ?? undefined);
     return undefined;
   }
   const beforeEnd = options.beforeEnd;

@@ -1,23 +1,11 @@
-import { internalErrorProblem } from '../serve/runtime.js';
+import { refuse } from './refuse.js';
+import type { Serialized, SerializeContext } from './written.js';
+
+export type { Serialized, SerializeContext };
 import { isInvalidHeaderName, isUnsafeHeaderValue, type ResponseHeaders } from '../http/headers.js';
-import type { Logger } from '../platform/logger.js';
 import { statusHasBody } from '../http/facts.js';
 import { utf8 } from '../platform/platform.js';
-import { type BodyChunk, problemResponse, type Response } from '../http/response.js';
-
-/** A response reduced to what every writer needs: status, a flat header list and the body. */
-export interface Serialized {
-  status: number;
-  /** `[name, value, name, value, …]`, the form node's `writeHead` takes in one call. */
-  headers: (string | number)[];
-  body: string | Uint8Array | null;
-  stream: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk> | undefined;
-}
-
-export interface SerializeContext {
-  debug: boolean;
-  logger: Logger;
-}
+import type { BodyChunk, Response } from '../http/response.js';
 
 /**
  * Renders a response. A body that cannot be serialised, or a header value that could split the
@@ -27,8 +15,7 @@ export function serialize(response: Response, context: SerializeContext): Serial
   try {
     return serializeUnchecked(response);
   } catch (error) {
-    context.logger.error({ err: error }, 'response could not be written');
-    return serializeUnchecked(problemResponse(internalErrorProblem(error, context.debug, context.debug)));
+    return refuse(error, context);
   }
 }
 

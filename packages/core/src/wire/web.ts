@@ -66,13 +66,13 @@ export async function answerWeb(runtime: Runtime, web: globalThis.Request, conte
   if (body !== null && !body.done) await body.dropRest(!(Number(parts.headers['content-length']) > SMALL_BODY));
   if (out.stream === undefined) {
     complete = true;
-    afterAnswer(runtime, request);
+    afterAnswer(request);
     return toWebResponse(out);
   }
   const deferred = request[DEFERRED] !== undefined;
   return toWebResponse(out, (completed) => {
     if (completed) complete = true;
-    if (deferred) void afterAnswer(runtime, request);
+    if (deferred) void afterAnswer(request);
   });
 }
 

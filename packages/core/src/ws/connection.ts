@@ -1,3 +1,4 @@
+import { firstReport } from '../http/errors.js';
 import type { Logger } from '../platform/logger.js';
 import { closeReason, type MessageValidator } from './messages.js';
 
@@ -151,7 +152,7 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
       if (!checked.ok) {
         const error = new MessageValidationError(checked.message);
         this.logs.logger.error({ err: error, wsId: this.id }, 'websocket message does not match its send schema');
-        reported.add(error);
+        firstReport(this, error);
         this.close(1011, 'Internal error');
         return Promise.reject(error);
       }
@@ -196,7 +197,7 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
         await this.send(next.value);
       }
     } catch (error) {
-      if (!reported.has(error as object)) {
+      if (firstReport(this, error)) {
         this.logs.logger.error({ err: error, wsId: this.id }, 'websocket forward failed');
         this.close(1011, 'Internal error');
       }
@@ -343,9 +344,6 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
     for (const resolve of waiters) resolve();
   }
 }
-
-/** Errors already logged where they happened (so the handler's rethrow is not logged again). */
-export const reported = new WeakSet<object>();
 
 // Node's and Bun's Buffer counts UTF-8 bytes without encoding; elsewhere the text is encoded.
 const NodeBuffer = (globalThis as { Buffer?: { byteLength(text: string): number } }).Buffer;

@@ -1,7 +1,6 @@
 import type { RawHeaders } from '../http/headers.js';
 import type { Response } from '../http/response.js';
 import type { Runtime } from '../serve/runtime-contract.js';
-import { startOrRefuse } from '../wire/answer.js';
 import { requestFrom } from '../wire/request-from.js';
 import { type Serialized, serialize, toWebStream } from '../wire/serialize.js';
 import { HIGH_WATER_MARK, type WebSocketConnection, type WireSocket } from './connection.js';
@@ -133,8 +132,7 @@ export async function fetchUpgrade(app: Runtime, web: globalThis.Request, platfo
   const request = requestFrom({ method: web.method, url, headers, body: null, hasBody: false, bodyLimit: app.limits.bodyLimit });
   const kind = upgradeKind(platform);
   if (kind !== undefined) offerUpgrade(request);
-  const refused = app.ready ? undefined : await startOrRefuse(app);
-  const response: Response = refused ?? (await app.handle(request));
+  const response = await new Promise<Response>((resolve) => app.serve(request, resolve, undefined));
   const out = serialize(response, app);
   if (!(response instanceof WebSocketUpgrade)) return webResponse(out, web.method === 'HEAD');
   const host = hostOf(app);

@@ -1,4 +1,5 @@
-import { reported, WebSocketConnection, type WireSocket } from './connection.js';
+import { firstReport } from '../http/errors.js';
+import { WebSocketConnection, type WireSocket } from './connection.js';
 import type { WebSocketUpgrade } from './endpoint.js';
 
 /**
@@ -44,7 +45,8 @@ export class WebSocketHost {
       await settings.handler(input, connection, request);
       connection.close(1000);
     } catch (error) {
-      if (!(typeof error === 'object' && error !== null && reported.has(error))) {
+      // Logged once: an error the connection logged where it happened is not logged again here.
+      if (firstReport(connection, error)) {
         request.logger.error({ err: error, wsId: connection.id, route: request.route }, 'websocket handler failed');
       }
       connection.close(1011, 'Internal error');

@@ -1,12 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type * as WS from 'ws';
-import { problemDetails } from '../http/errors.js';
-import { PROBLEM_JSON, reasonPhrase } from '../http/facts.js';
+import { BadRequestError } from '../http/errors.js';
 import type { RawHeaders } from '../http/headers.js';
+import { drainingReason } from '../http/interrupted.js';
 import type { Response } from '../http/response.js';
 import type { Runtime } from '../serve/runtime-contract.js';
-import { closeStream, startOrRefuse } from '../wire/answer.js';
+import { closeStream, finish } from '../wire/answer.js';
+import { refuse, splitTarget, writeRaw } from '../wire/refuse.js';
 import { requestFrom } from '../wire/request-from.js';
 import { serialize } from '../wire/serialize.js';
 import type { WebSocketConnection, WireSocket } from './connection.js';
@@ -40,7 +41,8 @@ const HANDSHAKE_HEADERS = new Set(['content-length', 'content-type', 'connection
 /**
  * Serves WebSocket upgrades for a node:http server: every `Upgrade` request runs the app's pipeline
  * (plugins, middleware, guards, validation); an accepted one (101) is completed by the `ws` library,
- * anything else is written out as an ordinary HTTP answer, and the connection closed.
+ * anything else is written out as an ordinary HTTP answer by the wire's raw writer, and the
+ * connection closed. `isDraining` is the server's own check: it answers 503 as the server does.
  */
 export function nodeUpgrades(app: Runtime, isDraining: () => boolean): NodeUpgrades {
   const host = new WebSocketHost();
@@ -76,20 +78,18 @@ export function nodeUpgrades(app: Runtime, isDraining: () => boolean): NodeUpgra
 
   const serve = async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
     if (isDraining() || host.draining) {
-      writeAnswer(
-        socket,
-        503,
-        ['content-type', PROBLEM_JSON, 'retry-after', '1'],
-        JSON.stringify(problemDetails(503, 'The server is shutting down')),
-      );
+      writeRaw(socket, refuse(drainingReason(), app));
       return;
     }
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
+    const target = splitTarget(req.url ?? '/');
+    if (target === undefined) {
+      writeRaw(socket, refuse(new BadRequestError('Malformed request target'), app));
+      return;
+    }
     const request = requestFrom({
       method: req.method ?? 'GET',
-      path: q === -1 ? url : url.slice(0, q),
-      query: q === -1 ? '' : url.slice(q + 1),
+      path: target[0],
+      query: target[1],
       headers: req.headers as RawHeaders,
       body: null,
       hasBody: false,
@@ -98,12 +98,12 @@ export function nodeUpgrades(app: Runtime, isDraining: () => boolean): NodeUpgra
       onDisconnect: (abort) => socket.once('close', () => abort(new Error('client disconnected'))),
     });
     offerUpgrade(request);
-    const refused = app.ready ? undefined : await startOrRefuse(app);
-    const response: Response = refused ?? (await app.handle(request));
+    const response = await new Promise<Response>((resolve) => app.serve(request, resolve, undefined));
     if (!(response instanceof WebSocketUpgrade)) {
-      const out = serialize(response, app);
+      // A stream is not written on a socket that asked for an upgrade: closed unread.
+      const out = finish(app, request, response);
       if (out.stream !== undefined) void closeStream(out.stream);
-      writeAnswer(socket, out.status, out.headers, req.method === 'HEAD' || out.stream !== undefined ? null : out.body);
+      writeRaw(socket, out);
       return;
     }
     if (socket.destroyed) {
@@ -135,10 +135,7 @@ export function nodeUpgrades(app: Runtime, isDraining: () => boolean): NodeUpgra
     host,
     listener: (req, socket, head) => {
       socket.on('error', destroyOnError);
-      serve(req, socket, head).catch((error: unknown) => {
-        app.logger.error({ err: error }, 'websocket upgrade failed');
-        writeAnswer(socket, 500, ['content-type', PROBLEM_JSON], JSON.stringify(problemDetails(500, 'Internal Server Error')));
-      });
+      serve(req, socket, head).catch((error: unknown) => writeRaw(socket, refuse(error, app)));
     },
     async drain(timeoutMs) {
       await host.drain(timeoutMs);
@@ -204,21 +201,4 @@ class NodeWire implements WireSocket {
   resume(): void {
     this.socket.resume();
   }
-}
-
-/** An HTTP answer on a socket that asked for an upgrade, then the connection closed. */
-function writeAnswer(socket: Duplex, status: number, headers: (string | number)[], body: string | Uint8Array | null): void {
-  if (socket.destroyed || !socket.writable) return;
-  let head = `HTTP/1.1 ${status} ${reasonPhrase(status)}\r\n`;
-  for (let i = 0; i < headers.length; i += 2) {
-    if (String(headers[i]).toLowerCase() === 'connection') continue;
-    head += `${headers[i]}: ${headers[i + 1]}\r\n`;
-  }
-  if (body !== null && !headers.some((h, i) => i % 2 === 0 && String(h).toLowerCase() === 'content-length')) {
-    head += `content-length: ${typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength}\r\n`;
-  }
-  head += 'connection: close\r\n\r\n';
-  socket.write(head);
-  if (body !== null) socket.write(body);
-  socket.end();
 }
