@@ -158,7 +158,8 @@ const COMBINATIONS = {
   client: {
     packages: ['@fnapi/client'],
     smoke: `
-      import { readEvents, readLines, StreamError } from '@fnapi/client';
+      import { createServer } from 'node:http';
+      import { createClient, readEvents, readLines, StreamError } from '@fnapi/client';
       const events = [];
       for await (const e of readEvents(new Response(': ping\\n\\nevent: tick\\nid: 1\\ndata: {"n":1}\\n\\n'))) events.push(e);
       if (JSON.stringify(events) !== '[{"data":{"n":1},"id":"1","event":"tick"}]') throw new Error(JSON.stringify(events));
@@ -170,9 +171,51 @@ const COMBINATIONS = {
         throw new Error('no StreamError');
       } catch (error) {
         if (!(error instanceof StreamError) || error.status !== 500) throw error;
-      }`,
+      }
+      // The typed client over real HTTP: a JSON body, an upload sent as multipart, an error body.
+      const server = createServer(async (req, res) => {
+        let body = '';
+        for await (const chunk of req) body += chunk;
+        const status = req.url === '/missing' ? 404 : 200;
+        res.writeHead(status, { 'content-type': status === 200 ? 'application/json' : 'application/problem+json' });
+        res.end(JSON.stringify(status === 200 ? { url: req.url, type: req.headers['content-type'], body } : { status, title: 'Not Found' }));
+      });
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const api = createClient({ baseUrl: 'http://127.0.0.1:' + server.address().port });
+      const json = await api.POST('/echo/{id}', { params: { path: { id: 7 } }, body: { a: 1 } });
+      if (json.data?.url !== '/echo/7' || json.data.type !== 'application/json' || json.data.body !== '{"a":1}') throw new Error(JSON.stringify(json.data));
+      const upload = await api.POST('/upload', { body: { file: new Blob(['x']), note: 'n' } });
+      if (!upload.data?.type.startsWith('multipart/form-data; boundary=') || !upload.data.body.includes('name="file"; filename="blob"')) throw new Error(JSON.stringify(upload.data));
+      const missing = await api.GET('/missing');
+      if (missing.error?.status !== 404 || missing.response.status !== 404) throw new Error(JSON.stringify(missing.error));
+      server.close();`,
     typed: `
-      import { readEvents, readLines, StreamError, type StreamEvent, type StreamSource } from '@fnapi/client';
+      import { createClient, readEvents, readLines, StreamError, type Client, type StreamEvent, type StreamSource } from '@fnapi/client';
+      // What \`fnapi client\` writes, for one operation.
+      type Problem<S extends number> = { type: string; title: string; status: S; detail?: string };
+      interface paths {
+        '/books/{id}': {
+          parameters: { query?: never; header?: never; path?: never; cookie?: never };
+          get: {
+            parameters: { query?: never; header?: never; path: { id: number }; cookie?: never };
+            requestBody?: never;
+            responses: {
+              200: { headers: { [name: string]: unknown }; content: { 'application/json': { id: number; title: string } } };
+              404: { headers: { [name: string]: unknown }; content: { 'application/problem+json': Problem<404> } };
+              422: { headers: { [name: string]: unknown }; content: { 'application/problem+json': Problem<422> & { errors: { path: (string | number)[] }[] } } };
+            };
+          };
+          put?: never; post?: never; delete?: never; options?: never; head?: never; patch?: never; trace?: never;
+        };
+      }
+      // Options may be undefined, as an unset environment variable is.
+      const api: Client<paths> = createClient<paths>({ baseUrl: process.env.API_URL, headers: undefined });
+      export async function title(id: number): Promise<string> {
+        const { data, error } = await api.GET('/books/{id}', { params: { path: { id } } });
+        if (error?.status === 422) return error.errors.map((e) => e.path.join('.')).join(', ');
+        if (error) return error.status + ': ' + (error.detail ?? error.title);
+        return data.title;
+      }
       interface streams { '/ticks': { get: { n: number } } }
       export async function ticks(response: StreamSource): Promise<number> {
         let total = 0;

@@ -1,9 +1,9 @@
-import createClient from 'openapi-fetch';
+import { createClient } from '@fnapi/client';
 import type { paths } from './api.js';
 
 /** A client of the example app, typed by the document (`pnpm generate` rewrites `api.d.ts`). */
 export function exampleClient(baseUrl: string, fetch?: typeof globalThis.fetch) {
-  return createClient<paths>({ baseUrl, ...(fetch ? { fetch } : {}) });
+  return createClient<paths>({ baseUrl, fetch });
 }
 
 export type ExampleClient = ReturnType<typeof exampleClient>;

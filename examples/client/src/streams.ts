@@ -1,5 +1,4 @@
-import { readEvents, readLines } from '@fnapi/client';
-import createClient from 'openapi-fetch';
+import { createClient, readEvents, readLines } from '@fnapi/client';
 import type { paths, streams } from './events-api.js';
 
 /** A client of the events example, typed by its document (`pnpm generate` rewrites `events-api.d.ts`). */

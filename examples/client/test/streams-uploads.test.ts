@@ -10,7 +10,7 @@ import { createApp as eventsApp } from '../../events/src/app.js';
 import { Feed } from '../../events/src/feed.js';
 import { createApp as uploadsApp } from '../../uploads/src/app.js';
 import { type EventsClient, eventsClient, exportMessages, followFeed } from '../src/streams.js';
-import { uploadAvatar, uploadsClient } from '../src/uploads.js';
+import { subscribe, uploadAvatar, uploadDocuments, uploadsClient } from '../src/uploads.js';
 
 const PNG = new Uint8Array([
   0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0,
@@ -43,7 +43,7 @@ describe('typed streams with @fnapi/client', () => {
   });
 });
 
-describe('a typed upload with openapi-fetch', () => {
+describe('typed uploads and forms with @fnapi/client', () => {
   let server: TestClient;
   beforeAll(async () => {
     server = await TestClient.start(uploadsApp({ logger: false }));
@@ -58,6 +58,20 @@ describe('a typed upload with openapi-fetch', () => {
   it('narrows the 422 of a file of the wrong type', async () => {
     const result = await uploadAvatar(uploadsClient(server.url), 7, new Blob(['plain text'], { type: 'image/png' }));
     expect(result).toEqual({ invalid: ['avatar: file_type'] });
+  });
+
+  it('sends an array of Blobs as one part each under the field', async () => {
+    const files = [new Blob(['one']), new File(['three'], 'three.txt', { type: 'text/plain' })];
+    const result = await uploadDocuments(uploadsClient(server.url), files, 'reports');
+    expect(result).toEqual({ folder: 'reports', names: ['blob', 'three.txt'], total: 8 });
+  });
+
+  it('sends a form without files URL-encoded, its fields converted by the server', async () => {
+    expect(await subscribe(uploadsClient(server.url), 'ada@example.com', true)).toEqual({
+      status: 201,
+      subscribed: { email: 'ada@example.com', weekly: true },
+    });
+    expect(await subscribe(uploadsClient(server.url), 'not-an-email', false)).toEqual({ invalid: ['email'] });
   });
 });
 

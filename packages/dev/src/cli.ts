@@ -9,7 +9,7 @@ const USAGE = `Usage:
                                      client types in <file> on every start)
   fnapi openapi <entry> [-o <file>] [--openapi-version 3.2.0]
                                      write the OpenAPI document (stdout without -o)
-  fnapi client <entry> [-o <file>]   write the client types (openapi-typescript's paths, for openapi-fetch)
+  fnapi client <entry> [-o <file>]   write the client types (openapi-typescript's paths, for @fnapi/client's createClient)
   fnapi routes <entry>               list method, route and operationId of each endpoint
   fnapi worker <entry>               run the app's job workers (@fnapi/jobs) without serving HTTP;
                                      SIGTERM stops them gracefully

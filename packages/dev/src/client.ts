@@ -27,7 +27,7 @@ export function untypedOperations(document: Json): string[] {
 
 /**
  * The document as TypeScript types (`paths`, `components`, `operations`), printed by
- * openapi-typescript, for `openapi-fetch`'s `createClient<paths>()`.
+ * openapi-typescript, for `@fnapi/client`'s `createClient<paths>()` (openapi-fetch's).
  */
 export async function clientTypes(document: Json, source: string): Promise<string> {
   // Loaded on use: the generator and its TypeScript printer are heavy and only this command needs them.

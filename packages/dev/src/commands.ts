@@ -20,7 +20,7 @@ export async function openapiCommand(entry: string, output: string | undefined):
   }
 }
 
-/** `fnapi client <entry> [-o file]`: the document as TypeScript types for `openapi-fetch`. */
+/** `fnapi client <entry> [-o file]`: the document as TypeScript types for `@fnapi/client`'s `createClient<paths>()` (openapi-fetch). */
 export async function clientCommand(entry: string, output: string | undefined): Promise<void> {
   await writeClientTypes(await loadApp(entry), entry, output);
 }
