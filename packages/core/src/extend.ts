@@ -11,3 +11,5 @@ export {
   WORKER_RUNTIME,
   type WorkerRuntime,
 } from './app/extensions.js';
+// Node's built-ins at their point of use, the one way every package reaches them.
+export { builtin, nodeBuiltin } from './platform/platform.js';
