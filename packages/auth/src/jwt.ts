@@ -1,5 +1,6 @@
 import type { KeyObject, webcrypto } from 'node:crypto';
 import type { AuthInfo, Request } from '@fnapi/core';
+import { builtin } from '@fnapi/core/extend';
 import {
   createRemoteJWKSet,
   errors,
@@ -69,7 +70,7 @@ async function verificationKey(key: KeyInput, algorithm: string): Promise<KeyObj
   if (pem.startsWith('-----BEGIN PUBLIC KEY-----')) return importSPKI(pem, algorithm);
   // A private key given for verification: its public half is what verifies.
   // node:crypto at its one point of use (a Worker's bundle has none): Node, Bun and Deno derive it.
-  return process.getBuiltinModule('node:crypto').createPublicKey(pem);
+  return builtin('node:crypto').createPublicKey(pem);
 }
 
 async function signingKey(key: KeyInput, algorithm: string): Promise<KeyObject | CryptoKey | Uint8Array> {

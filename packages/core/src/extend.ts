@@ -38,3 +38,5 @@ export { currentSignal, runWithSignal } from './platform/signal-scope.js';
 export { webSocketEnded } from './ws/endpoint.js';
 export { PortUnavailableError } from './server/listen.js';
 export type { SecurityRequirement } from '@fnapi/openapi';
+// Node's built-ins at their point of use, the one way every package reaches them.
+export { builtin, nodeBuiltin } from './platform/platform.js';

@@ -1,13 +1,13 @@
 import type * as zlib from 'node:zlib';
 import { type BodyChunk, type CallNext, type Request, Response, StreamingResponse } from '@fnapi/core';
-import { problemDetails, problemResponse, ResponseHeaders, statusHasBody } from '@fnapi/core/extend';
+import { builtin, problemDetails, problemResponse, ResponseHeaders, statusHasBody } from '@fnapi/core/extend';
 import { Middleware } from './base.js';
 import { appendVary } from './header-lists.js';
 
 // node:zlib at its points of use, not imported: a Worker's bundle (no nodejs_compat) has none, and
 // importing @fnapi/middleware must load there. Compressing needs it (Node, Bun, Deno; Workers with
 // nodejs_compat).
-const nodeZlib = (): typeof zlib => process.getBuiltinModule('node:zlib');
+const nodeZlib = () => builtin('node:zlib');
 
 export type CompressionEncoding = 'br' | 'gzip' | 'deflate';
 
@@ -323,7 +323,7 @@ async function* brotliItems(source: AsyncIterable<BodyChunk>, level: number | un
     const first = drain();
     if (first !== undefined) rest.push(first);
     stream.on('data', (chunk: Buffer) => rest.push(chunk));
-    const ended = process.getBuiltinModule('node:events').once(stream, 'end');
+    const ended = builtin('node:events').once(stream, 'end');
     stream.end();
     await ended;
     if (rest.length > 0) yield Buffer.concat(rest);

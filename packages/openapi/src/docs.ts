@@ -1,20 +1,7 @@
-type NodeModules = {
-  'node:fs': typeof import('node:fs');
-  'node:module': typeof import('node:module');
-  'node:url': typeof import('node:url');
-};
-
-/**
- * A Node built-in from the registry where there is one (Node, Bun, Deno), at its point of use: this
- * module loads on workerd too, where there is neither a file system nor `import.meta.url` to resolve
- * files by, and the pages then take their assets from the CDN (or `assetsUrl`).
- */
-function builtin<Name extends keyof NodeModules>(name: Name): NodeModules[Name] {
-  const registry = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process?.getBuiltinModule;
-  const module = registry?.(name) as NodeModules[Name] | undefined;
-  if (module === undefined) throw new Error(`${name} is not available on this runtime`);
-  return module;
-}
+// Node's built-ins at their point of use: this module loads on workerd too, where there is neither a
+// file system nor `import.meta.url` to resolve files by, and the pages then take their assets from the
+// CDN (or `assetsUrl`).
+import { builtin } from '@fnapi/validation/builtins';
 
 export interface DocsOptions {
   /** Shown in the page titles. */

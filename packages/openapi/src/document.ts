@@ -10,6 +10,7 @@ import {
   standardJsonSchema,
   z,
 } from '@fnapi/validation';
+import { builtin } from '@fnapi/validation/builtins';
 import type { BuildOptions, DocumentInfo, OperationDescription } from './description.js';
 import { fixParameters, templateParams, tidy } from './document-shape.js';
 import { outputSchemas, renderResponses } from './responses.js';
@@ -37,10 +38,8 @@ function generator(): typeof ZodToOpenAPI {
   generatorModule ??= (
     typeof require === 'function'
       ? require('@asteasolutions/zod-to-openapi')
-      : // node:module from the registry at this one point of use: a Worker's bundle has no node:module.
-        (globalThis as { process?: { getBuiltinModule(name: string): typeof import('node:module') } })
-          .process!.getBuiltinModule('node:module')
-          .createRequire(import.meta.url)('@asteasolutions/zod-to-openapi')
+      : // node:module at this one point of use: a Worker's bundle has no node:module.
+        builtin('node:module').createRequire(import.meta.url)('@asteasolutions/zod-to-openapi')
   ) as typeof ZodToOpenAPI;
   return generatorModule;
 }

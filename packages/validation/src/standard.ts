@@ -1,4 +1,5 @@
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
+import { nodeBuiltin } from './builtins.js';
 
 // Any validator that implements Standard Schema v1 (`~standard`): valibot, arktype, zod and others.
 // zod schemas keep their own compiled path everywhere; this module serves the others.
@@ -140,10 +141,8 @@ function loadValibotConverter(): ValibotConverter | null {
   valibotConverter = null;
   const candidates: ((id: string) => unknown)[] = [];
   if (typeof require === 'function') candidates.push(require);
-  const moduleApi = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
-    'node:module',
-  ) as { createRequire?: (from: string) => (id: string) => unknown } | undefined;
-  if (moduleApi?.createRequire) {
+  const moduleApi = nodeBuiltin('node:module');
+  if (moduleApi !== undefined) {
     candidates.push(moduleApi.createRequire(import.meta.url));
     const cwd = (globalThis as { process?: { cwd?: () => string } }).process?.cwd?.();
     if (cwd) candidates.push(moduleApi.createRequire(`${cwd}/`));

@@ -2,6 +2,7 @@ import { BYTES_TYPE } from './facts.js';
 import type { Request } from './request.js';
 import { type BodyChunk, Response, type ResponseOptions } from './response.js';
 import { HTTPError, NotFoundError } from './errors.js';
+import { builtin } from '../platform/platform.js';
 
 /** What a `FileResponse` sends: a file's path, bytes, a `Blob` or a stream. */
 export type FileSource = string | Uint8Array | ArrayBuffer | Blob | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array | string>;
@@ -158,7 +159,7 @@ export class FileResponse extends Response {
     let modified: Date | undefined;
     if (typeof this.source === 'string') {
       const path = this.source;
-      const fs = process.getBuiltinModule('node:fs');
+      const fs = builtin('node:fs');
       let stat: import('node:fs').Stats;
       try {
         stat = await fs.promises.stat(path);
@@ -226,7 +227,7 @@ export class FileResponse extends Response {
     const source = this.source;
     if (typeof source === 'string') {
       // Not prepared yet (read before the runtime settled it): stream the path without the conditional answers.
-      const fs = process.getBuiltinModule('node:fs');
+      const fs = builtin('node:fs');
       return { size: undefined, open: (range) => fs.createReadStream(source, range ?? {}) as AsyncIterable<Uint8Array> };
     }
     if (source instanceof Uint8Array || source instanceof ArrayBuffer) {

@@ -1,7 +1,5 @@
 import type * as Pino from 'pino';
-import { envVar, nodeBuiltin } from './platform.js';
-
-type CreateRequire = (url: string) => (id: string) => unknown;
+import { builtin, envVar } from './platform.js';
 
 let pinoModule: typeof Pino | undefined;
 
@@ -13,9 +11,7 @@ let pinoModule: typeof Pino | undefined;
  */
 function pino(): typeof Pino.pino {
   pinoModule ??= (
-    typeof require === 'function'
-      ? require('pino')
-      : nodeBuiltin<{ createRequire: CreateRequire }>('node:module')!.createRequire(import.meta.url)('pino')
+    typeof require === 'function' ? require('pino') : builtin('node:module').createRequire(import.meta.url)('pino')
   ) as typeof Pino;
   return pinoModule.pino;
 }

@@ -5,6 +5,12 @@
  * a Node-only API when it is imported: a Worker bundled without `nodejs_compat` loads it too.
  */
 
+import { builtin, detectRuntime, nodeBuiltin } from '@fnapi/validation/builtins';
+
+// Node's built-ins, fetched at their point of use (`builtin`, or `nodeBuiltin` where there is a
+// fallback), and the runtime's name: owned by validation, the package under all the others.
+export { builtin, detectRuntime, nodeBuiltin };
+
 /** The runtime (or serverless platform) serving a request: `request.platform.runtime`. */
 export type RuntimeName = 'node' | 'bun' | 'deno' | 'workerd' | 'lambda' | 'cloud-function' | 'azure' | 'vercel' | 'netlify';
 
@@ -20,24 +26,10 @@ export interface Platform<Env = Record<string, unknown>, Ctx = unknown> {
 }
 
 interface NodeLikeProcess {
-  getBuiltinModule?: (name: string) => unknown;
   env?: Record<string, string | undefined>;
 }
 
 const nodeProcess = (): NodeLikeProcess | undefined => (globalThis as { process?: NodeLikeProcess }).process;
-
-/**
- * A Node built-in where the runtime has one (Node, Bun, Deno, workerd with `nodejs_compat`), taken
- * from the registry when used, never imported: a bundler would hoist an import to the top of the
- * bundle, and a Worker without `nodejs_compat` has no such module.
- */
-export function nodeBuiltin<T>(name: string): T | undefined {
-  try {
-    return nodeProcess()?.getBuiltinModule?.(name) as T | undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** An environment variable where the runtime has `process.env` (Workers: use `request.platform.env`). */
 export function envVar(name: string): string | undefined {
@@ -47,20 +39,6 @@ export function envVar(name: string): string | undefined {
     // Deno without --allow-env throws.
     return undefined;
   }
-}
-
-let detected: RuntimeName | undefined;
-
-/** The runtime this process is: Bun, Deno and workerd say so; anything else runs Node's API. */
-export function detectRuntime(): RuntimeName {
-  if (detected === undefined) {
-    const scope = globalThis as { Bun?: unknown; Deno?: unknown; navigator?: { userAgent?: string } };
-    if (scope.Bun !== undefined) detected = 'bun';
-    else if (scope.Deno !== undefined) detected = 'deno';
-    else if (scope.navigator?.userAgent === 'Cloudflare-Workers') detected = 'workerd';
-    else detected = 'node';
-  }
-  return detected;
 }
 
 const platforms = new Map<RuntimeName, Platform>();

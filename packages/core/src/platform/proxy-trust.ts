@@ -1,6 +1,6 @@
 import type ProxyAddr from 'proxy-addr';
 import { normalizeAddress } from './address.js';
-import { nodeBuiltin } from './platform.js';
+import { builtin } from './platform.js';
 
 /**
  * Which proxies are believed: `false` none (default), `true` every hop, a number that many hops
@@ -32,9 +32,7 @@ export function compileTrust(option: TrustProxy | undefined): TrustFunction | un
   // proxy-addr (and its IP parser) is loaded only by an app that trusts addresses: required here,
   // synchronously, when the app is built; `require` is the bundler's, or unbundled one of our own.
   const proxyaddr = (
-    typeof require === 'function'
-      ? require('proxy-addr')
-      : nodeBuiltin<typeof import('node:module')>('node:module')!.createRequire(import.meta.url)('proxy-addr')
+    typeof require === 'function' ? require('proxy-addr') : builtin('node:module').createRequire(import.meta.url)('proxy-addr')
   ) as typeof ProxyAddr;
   const compiled = proxyaddr.compile(list.filter((item) => item !== ''));
   return (address, index) => address !== undefined && compiled(address, index);

@@ -1,4 +1,5 @@
 import type { AsyncLocalStorage } from 'node:async_hooks';
+import { nodeBuiltin } from './platform.js';
 
 // Made on the first `runWithSignal`, from the runtime's built-in module: an app that never runs work
 // under a signal loads nothing, and a runtime without async_hooks runs the work without one.
@@ -6,9 +7,7 @@ let storage: AsyncLocalStorage<AbortSignal> | null | undefined;
 
 function signalStorage(): AsyncLocalStorage<AbortSignal> | null {
   if (storage === undefined) {
-    const hooks = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
-      'node:async_hooks',
-    ) as typeof import('node:async_hooks') | undefined;
+    const hooks = nodeBuiltin('node:async_hooks');
     storage = hooks === undefined ? null : new hooks.AsyncLocalStorage<AbortSignal>();
   }
   return storage;

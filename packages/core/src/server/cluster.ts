@@ -1,11 +1,11 @@
-import type { Cluster, Worker } from 'node:cluster';
+import type { Worker } from 'node:cluster';
+import { builtin } from '../platform/platform.js';
 import type { Runtime } from '../serve/runtime-contract.js';
 import type { RunningServer } from './node.js';
 
 // From the built-in registry when first asked, not imported: see node.ts (bundlers hoist static
-// imports of built-ins, and this module is loaded with core). require('node:cluster') is the cluster
-// object itself (the module's default export).
-const nodeCluster = (): Cluster => process.getBuiltinModule('node:cluster') as unknown as Cluster;
+// imports of built-ins, and this module is loaded with core).
+const nodeCluster = () => builtin('node:cluster');
 
 /** Deaths within `CRASH_WINDOW_MS` past which the primary stops restarting workers. */
 const CRASH_LIMIT = 5;
@@ -23,7 +23,7 @@ export interface ClusterOptions {
 /** How many processes `workers` asks for (1 means no cluster). */
 export function workerCount(workers: number | 'auto' | undefined): number {
   if (workers === undefined) return 1;
-  if (workers === 'auto') return process.getBuiltinModule('node:os').availableParallelism();
+  if (workers === 'auto') return builtin('node:os').availableParallelism();
   if (!Number.isInteger(workers) || workers < 1)
     throw new RangeError(`workers must be a whole number of at least 1 or 'auto', got ${String(workers)}`);
   return workers;

@@ -1,4 +1,5 @@
 import type { Server } from 'node:net';
+import { builtin } from '../platform/platform.js';
 
 /**
  * The port asked for is taken (or not ours to bind). A one-line message that names the port and how
@@ -27,7 +28,7 @@ export class PortUnavailableError extends Error {
 export async function listen(server: Server, port: number, host: string): Promise<void> {
   server.listen(port, host);
   try {
-    await process.getBuiltinModule('node:events').once(server, 'listening');
+    await builtin('node:events').once(server, 'listening');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES') throw new PortUnavailableError(code, host, port);

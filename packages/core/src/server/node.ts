@@ -15,6 +15,7 @@ import type { Serialized } from '../wire/serialize.js';
 import { answerClientErrors } from './client-error.js';
 import { listen } from './listen.js';
 import { nodeUpgrades } from '../ws/node.js';
+import { builtin } from '../platform/platform.js';
 
 export interface RunOptions {
   /** Default: the `HOST` environment variable, else `127.0.0.1`; `0.0.0.0` listens on every interface. */
@@ -292,7 +293,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
   // node:http from the built-in registry when a server starts, not imported: a bundler hoists a
   // static import of a built-in to the top of a single-file bundle, so serverless functions that
   // never start a server would load node:http (and net, stream) at start all the same.
-  const server = process.getBuiltinModule('node:http').createServer(
+  const server = builtin('node:http').createServer(
     {
       headersTimeout: limits.headersTimeout,
       requestTimeout: limits.requestTimeout,

@@ -10,6 +10,7 @@ import { REQUEST_INTERNALS } from '../http/request-internals.js';
 import { BYTES_TYPE, isTextContentType } from '../http/facts.js';
 import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT, MAX_FIELD_SIZE, MAX_PARTS, SPOOL_THRESHOLD } from './limits.js';
 import { DiskFile, MemoryFile, Spool } from './spool.js';
+import { builtin } from '../platform/platform.js';
 
 /** Bytes file-type reads to recognise a format. */
 const SNIFF_BYTES = 4100;
@@ -93,7 +94,7 @@ export function readForm(request: Request, plan: FormPlan): Promise<FormContent>
   const pending: PendingFile[] = [];
   const bodyStream = bodyStreamOf(request);
   // node:stream from the registry, not imported: a bundle would load it with core (see spool.ts).
-  const { Readable } = process.getBuiltinModule('node:stream');
+  const { Readable } = builtin('node:stream');
   const source = bodyStream instanceof Readable ? bodyStream : Readable.from(bodyStream);
 
   // The body may take `uploadTimeout` in place of the server's `requestTimeout`, and no byte may be

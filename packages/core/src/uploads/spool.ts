@@ -1,20 +1,20 @@
 import type { WriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { brandUploadedFile, type UploadedFile } from '@fnapi/validation';
-import { nodeBuiltin } from '../platform/platform.js';
+import { builtin, nodeBuiltin } from '../platform/platform.js';
 
 // Built-ins are taken from the registry when a form is read, not imported: a bundler hoists a static
 // import of a built-in to the top of a single-file bundle, so every app (a Lambda without uploads
 // too) would load node:crypto, node:fs and node:stream at start.
-const fs = () => process.getBuiltinModule('node:fs');
-const fsPromises = () => process.getBuiltinModule('node:fs/promises');
-const join = (...parts: string[]) => process.getBuiltinModule('node:path').join(...parts);
+const fs = () => builtin('node:fs');
+const fsPromises = () => builtin('node:fs/promises');
+const join = (...parts: string[]) => builtin('node:path').join(...parts);
 
 /** One private directory per process and temp root; removed at exit, whatever is left in it. */
 const directories = new Map<string, string>();
 
 function spoolDirectory(): string {
-  const root = process.getBuiltinModule('node:os').tmpdir();
+  const root = builtin('node:os').tmpdir();
   let dir = directories.get(root);
   if (dir === undefined) {
     dir = fs().mkdtempSync(join(root, 'fnapi-uploads-'));
@@ -35,7 +35,7 @@ export class Spool {
 
   /** A new temporary file, named by us (never by the client). */
   create(): { path: string; out: WriteStream } {
-    const path = join(spoolDirectory(), process.getBuiltinModule('node:crypto').randomUUID());
+    const path = join(spoolDirectory(), builtin('node:crypto').randomUUID());
     const out = fs().createWriteStream(path, { flags: 'wx', mode: 0o600 });
     if (this.closed) remove(path, out);
     else this.files.set(path, out);
@@ -82,7 +82,7 @@ export class MemoryFile implements UploadedFile {
   }
   /** A Node `Readable` where node:stream exists; elsewhere (workerd) a Web `ReadableStream`, async-iterable alike. */
   stream(): Readable {
-    const stream = nodeBuiltin<typeof import('node:stream')>('node:stream');
+    const stream = nodeBuiltin('node:stream');
     if (stream !== undefined) return stream.Readable.from([this.content]);
     const content = this.content;
     return new ReadableStream<Uint8Array>({

@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { BodyChunk } from '../http/response.js';
 import { toChunk } from './serialize.js';
+import { builtin } from '../platform/platform.js';
 
 /** A writable destination: a Node `Writable`, `ServerResponse` or Lambda response stream. */
 export interface ChunkSink {
@@ -68,7 +69,7 @@ export async function writeChunk(stream: ChunkSink, chunk: Uint8Array): Promise<
   const done = new AbortController();
   try {
     // node:events from the registry, not imported: a Worker's bundle has no node:events.
-    const { once } = process.getBuiltinModule('node:events');
+    const { once } = builtin('node:events');
     await Promise.race([once(emitter, 'drain', { signal: done.signal }), once(emitter, 'close', { signal: done.signal })]);
   } finally {
     done.abort();
