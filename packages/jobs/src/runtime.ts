@@ -1,5 +1,5 @@
 import type { API } from '@fnapi/core';
-import { ATTACHED_JOBS, type AttachedJobs } from './registry.js';
+import { provide, provided, WORKER_RUNTIME, type WorkerRuntime } from '@fnapi/core/extend';
 
 export interface WorkerRun {
   /** The attached job kinds and schedules being worked. */
@@ -9,10 +9,40 @@ export interface WorkerRun {
   close(): Promise<void>;
 }
 
-/** The `Jobs` attached to an app (`jobs.attach(app)`). */
-export function attachedJobs(app: API): AttachedJobs[] {
-  const set = (app as unknown as Record<symbol, Set<AttachedJobs> | undefined>)[ATTACHED_JOBS];
-  return set === undefined ? [] : [...set];
+/** What the worker runtime needs of an attached `Jobs`. */
+export interface AttachedJobs {
+  start(): Promise<void>;
+  describe(): { jobs: string[]; schedules: string[] };
+}
+
+/** The runtime `fnapi worker` finds on an app under `WORKER_RUNTIME`: it runs every `Jobs` attached to the app. */
+interface JobsRuntime extends WorkerRuntime {
+  add(jobs: AttachedJobs): void;
+  run(options: { handleSignals: boolean }): Promise<WorkerRun>;
+}
+
+function isJobsRuntime(runtime: WorkerRuntime): runtime is JobsRuntime {
+  return typeof (runtime as Partial<JobsRuntime>).add === 'function';
+}
+
+/**
+ * Records `jobs` as attached to `app`, in the app's worker runtime (left on the app by the first
+ * `Jobs` attached, whichever copy of this package it came from, and found by the others).
+ */
+export function attachToRuntime(app: API, jobs: AttachedJobs): void {
+  const runtime = provided(app, WORKER_RUNTIME);
+  if (runtime === undefined) {
+    const attached = new Set<AttachedJobs>([jobs]);
+    const created: JobsRuntime = {
+      add: (more) => attached.add(more),
+      run: (options) => runAttached(app, [...attached], options),
+    };
+    provide(app, WORKER_RUNTIME, created);
+  } else if (isJobsRuntime(runtime)) {
+    runtime.add(jobs);
+  } else {
+    throw new Error('the app has a worker runtime that is not @fnapi/jobs: its jobs cannot be attached');
+  }
 }
 
 /**
@@ -21,8 +51,12 @@ export function attachedJobs(app: API): AttachedJobs[] {
  * attached with `{ workers: false }` — and SIGTERM/SIGINT stop them gracefully, then the process exits 0.
  */
 export async function runWorker(app: API, options: { handleSignals?: boolean } = {}): Promise<WorkerRun> {
-  const all = attachedJobs(app);
-  if (all.length === 0) throw new Error('the app has no jobs: call jobs.attach(app) in the entry');
+  const runtime = provided(app, WORKER_RUNTIME);
+  if (runtime === undefined) throw new Error('the app has no jobs: call jobs.attach(app) in the entry');
+  return (await runtime.run({ handleSignals: options.handleSignals ?? true })) as WorkerRun;
+}
+
+async function runAttached(app: API, all: AttachedJobs[], options: { handleSignals: boolean }): Promise<WorkerRun> {
   await app.startup();
   for (const jobs of all) await jobs.start();
   const jobs = all.flatMap((j) => j.describe().jobs);
@@ -48,7 +82,7 @@ export async function runWorker(app: API, options: { handleSignals?: boolean } =
       },
     );
   };
-  if (options.handleSignals ?? true) {
+  if (options.handleSignals) {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   }
