@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { provided, WORKER_RUNTIME } from '@fnapi/core/extend';
 import { type CheckOptions, checkContract, checkWarning, formatReport, READ_ONLY_METHODS } from './check/contract.js';
 import { type HaproxyOptions, haproxyConfig } from './deploy/haproxy.js';
 import { writeClientTypes } from './client.js';
@@ -25,23 +26,18 @@ export async function clientCommand(entry: string, output: string | undefined): 
   await writeClientTypes(await loadApp(entry), entry, output);
 }
 
-/** What `@fnapi/jobs` leaves on an app it is attached to: the worker runtime. */
-const WORKER_RUNTIME = Symbol.for('fnapi.jobs.runWorker');
-
 /**
  * `fnapi worker <entry>`: runs the job workers of the app's attached `Jobs` without serving HTTP, until
- * SIGTERM/SIGINT stops them gracefully (the runtime is `@fnapi/jobs`'s, found on the app it was
- * attached to, so this package does not depend on it).
+ * SIGTERM/SIGINT stops them gracefully. The runtime is the one `@fnapi/jobs` left on the app under
+ * core's `WORKER_RUNTIME`, so this package does not depend on it.
  */
 export async function workerCommand(entry: string): Promise<number> {
   const app = await loadApp(entry);
-  const runWorker = (app as unknown as Record<symbol, unknown>)[WORKER_RUNTIME] as
-    | ((app: unknown, options: { handleSignals: boolean }) => Promise<unknown>)
-    | undefined;
-  if (typeof runWorker !== 'function') {
+  const runtime = provided(app, WORKER_RUNTIME);
+  if (runtime === undefined) {
     throw new Error(`${entry}: the app has no jobs; define them with @fnapi/jobs and call jobs.attach(app)`);
   }
-  await runWorker(app, { handleSignals: true });
+  await runtime.run({ handleSignals: true });
   // Runs until a signal: the runtime exits the process once its workers have stopped.
   return new Promise<number>(() => {});
 }

@@ -59,6 +59,12 @@ describe('fnapi openapi and routes', () => {
     expect(result.stderr).toContain('found default (function), router (Object)');
   });
 
+  it('worker: an app with no jobs attached is an error naming the fix', () => {
+    const result = fnapi('worker', fixture);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('the app has no jobs; define them with @fnapi/jobs and call jobs.attach(app)');
+  });
+
   it('explains its usage', () => {
     expect(fnapi('frobnicate', fixture).stderr).toContain('unknown command "frobnicate"');
     expect(fnapi('--help').stdout).toContain('fnapi dev <entry>');

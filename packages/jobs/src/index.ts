@@ -1,17 +1,18 @@
-export { ATTACHED_JOBS } from './registry.js';
-export {
-  type Backoff,
-  type DefineOptions,
-  type EnqueueOptions,
-  type JobContext,
-  type JobHandler,
-  type JobInfo,
-  JobKind,
-  Jobs,
-  type JobsOptions,
-  type JobState,
-  type ScheduleOptions,
-} from './jobs.js';
-export { JobPayloadError, type PayloadIssue, type PayloadSchema } from './payload.js';
+export { JobPayloadError, type PayloadIssue } from './errors.js';
+export { Jobs } from './jobs.js';
+export type {
+  Backoff,
+  DefineOptions,
+  EnqueueOptions,
+  JobContext,
+  JobHandler,
+  JobInfo,
+  JobsOptions,
+  JobState,
+  ScheduleOptions,
+} from './options.js';
+export type { PayloadSchema } from './payload.js';
+export { JobKind } from './producer.js';
 export type { PostgresConfig } from './store.js';
-export { runWorker, type WorkerRun } from './worker.js';
+export type { MetricsRegistry } from './telemetry.js';
+export { runWorker, type WorkerRun } from './runtime.js';

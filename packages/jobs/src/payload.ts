@@ -1,41 +1,8 @@
-/** One problem with a payload: where, what, and a machine-readable code. */
-export interface PayloadIssue {
-  path: (string | number)[];
-  message: string;
-  code: string;
-}
-
-/**
- * A payload that does not fit its job's `payload` schema (or is not JSON, or is too large): the
- * caller's bug, so an unhandled one is a 500.
- */
-export class JobPayloadError extends Error {
-  readonly issues: PayloadIssue[];
-  constructor(job: string, issues: PayloadIssue[]) {
-    const first = issues[0];
-    super(`Payload of job "${job}" is invalid${first ? `: ${first.path.length ? `${first.path.join('.')}: ` : ''}${first.message}` : ''}`);
-    this.name = 'JobPayloadError';
-    this.issues = issues;
-  }
-}
+import { type StandardSchemaV1, type ValidateResult, validate } from '@fnapi/validation';
+import { JobPayloadError } from './errors.js';
 
 /** Any schema a job's `payload` takes: zod, or anything implementing Standard Schema v1 (`~standard`). */
-export interface PayloadSchema<Output = unknown> {
-  readonly '~standard': {
-    readonly version: 1;
-    readonly vendor: string;
-    validate(value: unknown): StandardResult<Output> | Promise<StandardResult<Output>>;
-  };
-}
-
-type StandardResult<Output> =
-  | { readonly value: Output; readonly issues?: undefined }
-  | {
-      readonly issues: readonly {
-        readonly message: string;
-        readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined;
-      }[];
-    };
+export type PayloadSchema<Output = unknown> = StandardSchemaV1<unknown, Output>;
 
 /** The payload type a schema produces. */
 export type PayloadOf<S> = S extends { readonly '~standard': { validate(value: unknown): infer R } }
@@ -44,71 +11,31 @@ export type PayloadOf<S> = S extends { readonly '~standard': { validate(value: u
     : never
   : unknown;
 
-interface ZodLike {
-  safeParse?(value: unknown): ZodResult;
-  safeParseAsync(value: unknown): Promise<ZodResult>;
-}
-type ZodResult = { success: true; data: unknown } | { success: false; error: { issues: ZodIssue[] } };
-interface ZodIssue {
-  path: PropertyKey[];
-  message: string;
-  code: string;
-}
+/** The type a schema accepts (what `enqueue` takes). */
+export type InputOf<S> = S extends { readonly '~standard': { readonly types?: infer T } }
+  ? NonNullable<T> extends { readonly input: infer I }
+    ? I
+    : PayloadOf<S>
+  : PayloadOf<S>;
 
-function isZod(schema: unknown): schema is ZodLike {
-  return typeof (schema as Partial<ZodLike>).safeParseAsync === 'function';
-}
-
-/** zod's "this schema is async, parse it with safeParseAsync" (zod 4's `$ZodAsyncError`, zod 3's messages). */
-function isZodAsyncError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  return error.constructor.name === '$ZodAsyncError' || /parseAsync|encountered promise/i.test(error.message);
-}
-
-function key(segment: PropertyKey | { readonly key: PropertyKey }): string | number {
-  const value = typeof segment === 'object' && segment !== null ? segment.key : segment;
-  return typeof value === 'number' ? value : String(value);
-}
-
-function zodValue(job: string, result: ZodResult): unknown {
-  if (result.success) return result.data;
+function payloadValue(job: string, result: ValidateResult): unknown {
+  if (result.ok) return result.value;
+  // The issues without the input found at their path: a payload's values stay out of errors and logs.
   throw new JobPayloadError(
     job,
-    result.error.issues.map((issue) => ({ path: issue.path.map(key), message: issue.message, code: issue.code })),
-  );
-}
-
-function standardValue(job: string, result: StandardResult<unknown>): unknown {
-  if (result.issues === undefined) return result.value;
-  throw new JobPayloadError(
-    job,
-    result.issues.map((issue) => ({ path: (issue.path ?? []).map(key), message: issue.message, code: 'invalid' })),
+    result.issues.map(({ path, message, code }) => ({ path, message, code })),
   );
 }
 
 /**
- * The one place a payload is checked against its schema: zod's own parse (which names each issue's
- * code), any other Standard Schema through `~standard.validate` (code `invalid`). The parsed value, or
- * a `JobPayloadError` thrown; a promise of them only when the schema is async (an async refinement,
- * a validator that answers with a promise), so that a plain schema costs no turn of the event loop.
+ * A payload checked against its schema with `@fnapi/validation` (zod's issues keep zod's codes,
+ * another library's its own where it names one): the parsed value, or a `JobPayloadError` thrown; a
+ * promise of them only when the schema is async, so that a plain schema costs no turn of the event loop.
  */
 export function validatePayload(job: string, schema: PayloadSchema | undefined, value: unknown): unknown {
   if (schema === undefined) return value;
-  if (isZod(schema)) {
-    if (typeof schema.safeParse === 'function') {
-      let result: ZodResult | undefined;
-      try {
-        result = schema.safeParse(value);
-      } catch (error) {
-        if (!isZodAsyncError(error)) throw error;
-      }
-      if (result !== undefined) return zodValue(job, result);
-    }
-    return schema.safeParseAsync(value).then((result) => zodValue(job, result));
-  }
-  const result = schema['~standard'].validate(value);
-  if (result instanceof Promise) return result.then((settled) => standardValue(job, settled));
-  return standardValue(job, result);
+  const result = validate(schema, value);
+  return result instanceof Promise ? result.then((settled) => payloadValue(job, settled)) : payloadValue(job, result);
 }
 
 /** Largest payload or result, serialized: 512 KiB. */
@@ -122,4 +49,19 @@ export const MAX_JSON_BYTES = 512 * 1024;
 export function jsonSize(value: unknown): number {
   const text = JSON.stringify(value ?? null) as string | undefined;
   return typeof text === 'string' && text.length * 3 <= MAX_JSON_BYTES ? text.length : Buffer.byteLength(text as string);
+}
+
+/** Refuses, with a `JobPayloadError`, a parsed payload that is not JSON or is over `MAX_JSON_BYTES` as JSON. */
+export function assertStorable(job: string, value: unknown): void {
+  let size: number;
+  try {
+    size = jsonSize(value);
+  } catch (error) {
+    throw new JobPayloadError(job, [{ path: [], message: `Payload is not JSON: ${(error as Error).message}`, code: 'invalid_type' }]);
+  }
+  if (size > MAX_JSON_BYTES) {
+    throw new JobPayloadError(job, [
+      { path: [], message: `Payload is ${size} bytes as JSON, over the limit of ${MAX_JSON_BYTES}`, code: 'too_big' },
+    ]);
+  }
 }

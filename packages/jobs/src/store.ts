@@ -130,19 +130,6 @@ export class Store {
     return worker;
   }
 
-  /** Turns a store failure into the error an enqueue rejects with: 503 unless the handler catches it. */
-  unavailable(error: unknown): Error {
-    if (error instanceof ServiceUnavailableError) return error;
-    const reason = error instanceof Error ? error.message : String(error);
-    return new ServiceUnavailableError(
-      `The job store (${this.kind === 'redis' ? 'Redis' : 'PostgreSQL'}) is unavailable: ${reason}`,
-      undefined,
-      {
-        cause: error,
-      },
-    );
-  }
-
   async close(): Promise<void> {
     const queues = [...this.queues.values()];
     this.queues.clear();

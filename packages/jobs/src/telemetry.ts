@@ -1,4 +1,5 @@
 import { context, isSpanContextValid, type Link, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type Extensible, METRICS_REGISTRY, provided } from '@fnapi/core/extend';
 import { commonJsExports } from './interop.js';
 
 /** The enqueuing request's span, kept with the job so its run can link to it. */
@@ -65,19 +66,22 @@ async function recorded<T>(span: Span, run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** `jobs_total{job,state}` and `job_duration_seconds{job}` in an app's metrics registry. */
-export interface JobMetrics {
-  count(job: string, state: 'completed' | 'failed' | 'retried' | 'enqueued'): void;
+/** `jobs_total{job,state}` and `job_duration_seconds{job}` in a metrics registry. */
+interface JobMetrics {
+  count(job: string, state: JobOutcome): void;
   duration(job: string, seconds: number): void;
 }
 
-interface RegistryLike {
+export type JobOutcome = 'completed' | 'failed' | 'retried' | 'enqueued';
+
+/** What jobs need of a prom-client `Registry` (prom-client is an optional peer: typed by shape). */
+export interface MetricsRegistry {
   getSingleMetric(name: string): unknown;
   registerMetric(metric: unknown): void;
 }
 
-function isRegistry(value: unknown): value is RegistryLike {
-  const candidate = value as Partial<RegistryLike> | null;
+function isRegistry(value: unknown): value is MetricsRegistry {
+  const candidate = value as Partial<MetricsRegistry> | null;
   return (
     typeof candidate === 'object' &&
     candidate !== null &&
@@ -86,13 +90,24 @@ function isRegistry(value: unknown): value is RegistryLike {
   );
 }
 
+/** The `metrics` option, refused at construction when it is no registry (rather than never counting). */
+export function metricsOption(value: unknown): MetricsRegistry | undefined {
+  if (value !== undefined && !isRegistry(value)) throw new TypeError('new Jobs({ metrics }) takes a prom-client Registry');
+  return value;
+}
+
 /**
- * The metrics of the registry a `MetricsMiddleware` of the app uses (found among the app's middleware),
- * made with prom-client (the monitoring extra's, an optional peer here); undefined without one.
+ * The registry jobs record in: the `metrics` option, else the one a `MetricsMiddleware` of the app
+ * left on it (`@fnapi/monitoring` provides it under `METRICS_REGISTRY` when added to the app).
  */
-export async function metricsFor(middleware: readonly unknown[]): Promise<JobMetrics | undefined> {
-  const registry = middleware.map((m) => (m as { registry?: unknown }).registry).find(isRegistry);
-  if (registry === undefined) return undefined;
+export function metricsRegistryOf(option: MetricsRegistry | undefined, app: Extensible | undefined): MetricsRegistry | undefined {
+  if (option !== undefined) return option;
+  const left = app === undefined ? undefined : provided(app, METRICS_REGISTRY);
+  return isRegistry(left) ? left : undefined;
+}
+
+/** The job metrics in `registry`, made with prom-client (loaded here); undefined without it. */
+async function jobMetrics(registry: MetricsRegistry): Promise<JobMetrics | undefined> {
   let client: typeof import('prom-client');
   try {
     client = commonJsExports(await import('prom-client'), 'Counter');
@@ -120,4 +135,47 @@ export async function metricsFor(middleware: readonly unknown[]): Promise<JobMet
     count: (job, state) => counter.inc({ job, state }),
     duration: (job, seconds) => histogram.observe({ job }, seconds),
   };
+}
+
+/**
+ * Jobs' metrics, found on first use (the registry is chosen then, so a `MetricsMiddleware` added after
+ * `attach` counts) and recorded at once from then on: a job's end never waits for them.
+ */
+export class Metrics {
+  private pending: Promise<JobMetrics | undefined> | undefined;
+  /** The metrics once known (null: none). */
+  private ready: JobMetrics | null | undefined;
+
+  constructor(private readonly registry: () => MetricsRegistry | undefined) {}
+
+  /** Looks the registry up again at the next use (`attach` to another app). */
+  reset(): void {
+    this.pending = undefined;
+    this.ready = undefined;
+  }
+
+  count(job: string, state: JobOutcome): void {
+    if (this.ready) this.ready.count(job, state);
+    else if (this.ready === undefined) void this.resolve().then((metrics) => metrics?.count(job, state));
+  }
+
+  duration(job: string, seconds: number): void {
+    if (this.ready) this.ready.duration(job, seconds);
+    else if (this.ready === undefined) void this.resolve().then((metrics) => metrics?.duration(job, seconds));
+  }
+
+  private resolve(): Promise<JobMetrics | undefined> {
+    if (this.pending === undefined) {
+      const pending = (async () => {
+        const registry = this.registry();
+        return registry === undefined ? undefined : jobMetrics(registry);
+      })().catch(() => undefined);
+      this.pending = pending;
+      // Unless `reset` came meanwhile: then the next use looks again.
+      void pending.then((metrics) => {
+        if (this.pending === pending) this.ready = metrics ?? null;
+      });
+    }
+    return this.pending;
+  }
 }

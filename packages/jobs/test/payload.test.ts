@@ -34,11 +34,44 @@ describe('enqueue validation', () => {
     expect(error.message).toMatch(/^Payload of job "user" is invalid: email: /);
   });
 
+  it("keeps a library's own issue code, and nothing of the payload beside path, message and code", async () => {
+    const coded: PayloadSchema<string> = {
+      '~standard': {
+        version: 1,
+        vendor: 'coded',
+        validate: (value) =>
+          typeof value === 'string'
+            ? { value }
+            : { issues: [{ message: 'a string, please', path: ['secret'], code: 'not_a_string' } as never] },
+      },
+    };
+    const kind = jobs.define('coded', { payload: coded }, () => null);
+    const error = (await kind.enqueue({ secret: 'hunter2' } as never).catch((e: unknown) => e)) as JobPayloadError;
+    expect(error).toBeInstanceOf(JobPayloadError);
+    expect(error.issues).toEqual([{ path: ['secret'], message: 'a string, please', code: 'not_a_string' }]);
+    expect(Object.keys(error.issues[0]!).sort()).toEqual(['code', 'message', 'path']);
+  });
+
+  it('an async schema (zod with an async refinement) is validated asynchronously', async () => {
+    const schema = z.object({ name: z.string() }).refine(async (value) => value.name !== 'taken', { message: 'name is taken' });
+    const kind = jobs.define('async-check', { payload: schema }, () => null);
+    const error = (await kind.enqueue({ name: 'taken' }).catch((e: unknown) => e)) as JobPayloadError;
+    expect(error).toBeInstanceOf(JobPayloadError);
+    expect(error.issues).toEqual([{ path: [], message: 'name is taken', code: 'custom' }]);
+  });
+
+  it('refuses a payload option that is no schema when the kind is defined', () => {
+    expect(() => jobs.define('not-a-schema', { payload: { parse: () => null } as never }, () => null)).toThrow(
+      /payload is a zod schema or another Standard Schema/,
+    );
+  });
+
   it('rejects names, keys, delays and priorities it cannot keep', async () => {
     expect(() => jobs.define('bad name', {}, () => null)).toThrow(/job name/);
     expect(() => jobs.define('user', {}, () => null)).toThrow(/already defined/);
     expect(() => jobs.schedule('both', { cron: '* * * * *', every: 1 }, () => null)).toThrow(/one of cron or every/);
     expect(() => new Jobs({ prefix: 'x' })).toThrow(/one store/);
     expect(() => new Jobs({ postgres: 'postgres://x', prefix: 'has-dash' })).toThrow(/schema/);
+    expect(() => new Jobs({ redis: 'redis://127.0.0.1:1', metrics: {} as never })).toThrow(/prom-client Registry/);
   });
 });

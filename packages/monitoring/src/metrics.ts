@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
 import { type API, type CallNext, type Request, Response } from '@fnapi/core';
-import { statusOf, webSocketEnded } from '@fnapi/core/extend';
+import { METRICS_REGISTRY, provide, statusOf, webSocketEnded } from '@fnapi/core/extend';
 import { isUnobserved, Middleware } from '@fnapi/middleware';
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
@@ -67,6 +67,16 @@ export class MetricsMiddleware extends Middleware {
     this.registry = options.registry ?? metricsRegistry;
     this.metrics = metricsFor(this.registry, options.buckets ?? DEFAULT_BUCKETS, options.defaultMetrics ?? true);
     shareWithPrimary(this.registry);
+  }
+
+  /**
+   * Runs once when the middleware joins an app (`app.addMiddleware(m)`, or `app.extend(m)`, which adds
+   * it): leaves the registry on the app under `METRICS_REGISTRY`, where `@fnapi/jobs` finds it for its
+   * own metrics.
+   */
+  attach(app: API): void {
+    provide(app, METRICS_REGISTRY, this.registry);
+    if (!app.middleware.includes(this)) app.addMiddleware(this);
   }
 
   async dispatch(request: Request, callNext: CallNext): Promise<Response> {

@@ -4,6 +4,7 @@
  */
 import { Writable } from 'node:stream';
 import { API, UnauthorizedError, z } from '@fnapi/core';
+import { METRICS_REGISTRY, provided } from '@fnapi/core/extend';
 import { TestClient } from '@fnapi/core/testing';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { Registry } from 'prom-client';
@@ -97,6 +98,28 @@ describe('metrics', () => {
     const text = (await client.get('/metrics')).body;
     expect(counts(text)['GET unmatched 404']).toBeGreaterThan(8000);
     expect(Object.keys(counts(text)).every((key) => !/\/[a-z0-9]{6,}\//.test(key))).toBe(true);
+  });
+});
+
+describe('MetricsMiddleware on an app', () => {
+  it('leaves its registry on the app when added, for other packages (jobs) to find', () => {
+    const app = new API({ logger: false });
+    const registry = new Registry();
+    expect(provided(app, METRICS_REGISTRY)).toBeUndefined();
+    app.addMiddleware(new MetricsMiddleware({ registry, defaultMetrics: false }));
+    expect(provided(app, METRICS_REGISTRY)).toBe(registry);
+  });
+
+  it('app.extend(middleware) adds it to the chain too, once, and counts requests', async () => {
+    const app = new API({ logger: false });
+    const registry = new Registry();
+    const metrics = new MetricsMiddleware({ registry, defaultMetrics: false });
+    app.extend(metrics);
+    expect(app.middleware).toEqual([metrics]);
+    expect(provided(app, METRICS_REGISTRY)).toBe(registry);
+    app.get('/ping', () => 'pong');
+    expect((await app.inject('/ping')).status).toBe(200);
+    expect(counts(await registry.metrics())).toEqual({ 'GET /ping 200': 1 });
   });
 });
 

@@ -23,6 +23,17 @@ export function provided<T>(app: Extensible, key: ExtensionKey<T>): T | undefine
   return (app as Partial<Extensible>)[EXTENSIONS]?.provided(key);
 }
 
+/**
+ * A middleware that is also an extension (it has `attach(app)`, as `MetricsMiddleware` does, to leave
+ * its registry on the app): added to an app with `app.addMiddleware`, it is attached once, as
+ * `app.extend` would. Added to a router, it is not: a router is no app.
+ */
+export function attachMiddleware(group: object, middleware: unknown): void {
+  const extensions = (group as Partial<Extensible>)[EXTENSIONS];
+  if (extensions === undefined || typeof (middleware as Partial<Extension> | null)?.attach !== 'function') return;
+  if (extensions.add(middleware as Extension)) (middleware as Extension).attach(group);
+}
+
 /** Anything `app.extend` takes: an object that attaches itself to an app through the app's public hooks. */
 export interface Extension<App = unknown> {
   attach(app: App): unknown;

@@ -12,6 +12,7 @@ import {
 } from '../serve/endpoint.js';
 import { assertMiddleware, type Middleware } from '../serve/pipeline.js';
 import { joinPath } from '../serve/route-table.js';
+import { attachMiddleware } from './extensions.js';
 import type { RouteEntry as CompiledRouteEntry } from '../serve/compile.js';
 import { defineWebSocket, type ReceivedMessage, type SentMessage, type WebSocketHandler, type WebSocketOptions } from '../ws/endpoint.js';
 
@@ -162,6 +163,7 @@ export abstract class RouteGroup {
     assertMiddleware(middleware);
     this.ownMiddleware.push(middleware);
     this.middlewareChanged();
+    attachMiddleware(this, middleware);
     return this;
   }
 
