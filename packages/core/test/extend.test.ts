@@ -53,9 +53,8 @@ describe('app.extend', () => {
     const app = new API({ logger: false });
     const during = greeter();
     let duringError: unknown;
-    app.onStartup(async () => {
-      // Once startup is under way (a callback that has awaited something, as one opening a pool does).
-      await new Promise((resolve) => setImmediate(resolve));
+    app.onStartup(() => {
+      // In the very first callback, before anything was awaited: startup has begun all the same.
       try {
         app.extend(during);
       } catch (error) {

@@ -159,6 +159,8 @@ export class API extends RouteGroup implements Servable {
   private started: Promise<void> | undefined;
   /** @internal Startup has completed and no shutdown has run since. */
   isReady = false;
+  /** Startup has been asked for at least once: the app no longer takes extensions. */
+  private startupBegun = false;
   private stopped: Promise<void> | undefined;
   /** @internal What transports serve the app through (`runtimeOf(app)`). */
   readonly [RUNTIME]: Runtime = new AppServing(this);
@@ -220,7 +222,7 @@ export class API extends RouteGroup implements Servable {
    * an error, and so is extending an app that has started.
    */
   extend(extension: Extension<this>): this {
-    if (this.started !== undefined || this.isReady) throw new Error('app.extend() after startup: extend the app before it serves');
+    if (this.startupBegun) throw new Error('app.extend() after startup: extend the app before it serves');
     if (!this[EXTENSIONS].add(extension)) throw new Error('app.extend(): this extension is attached already');
     extension.attach(this);
     return this;
@@ -241,6 +243,8 @@ export class API extends RouteGroup implements Servable {
    * that arrive meanwhile share the run. A failed run rejects, and the next call tries again.
    */
   startup(): Promise<void> {
+    // Set before the callbacks run: an extension added by the first one is refused too.
+    this.startupBegun = true;
     this.started ??= (async () => {
       this.stopped = undefined;
       this.compiled();
