@@ -157,13 +157,16 @@ export class API extends RouteGroup implements Servable {
   private readonly startupCallbacks: Lifecycle[] = [];
   private readonly shutdownCallbacks: Lifecycle[] = [];
   private started: Promise<void> | undefined;
-  /** @internal Startup has completed and no shutdown has run since. */
-  isReady = false;
+  /** Startup has completed and no shutdown has run since. */
+  private isReady = false;
   /** Startup has been asked for at least once: the app no longer takes extensions. */
   private startupBegun = false;
   private stopped: Promise<void> | undefined;
   /** @internal What transports serve the app through (`runtimeOf(app)`). */
-  readonly [RUNTIME]: Runtime = new AppServing(this);
+  readonly [RUNTIME]: Runtime = new AppServing(this, {
+    compiled: () => this.compiled(),
+    ready: () => this.isReady,
+  });
   /** @internal The extensions attached and the capabilities they left (`@fnapi/core/extend`). */
   readonly [EXTENSIONS] = new Extensions();
 
@@ -337,8 +340,8 @@ export class API extends RouteGroup implements Servable {
     ));
   }
 
-  /** @internal The compiled runtime, built before the first request and again after a change. */
-  compiled(): AppRuntime {
+  /** The compiled runtime, built before the first request and again after a change. */
+  private compiled(): AppRuntime {
     const current = this.runtime;
     if (current !== undefined) return current;
     this.warnUndocumented();
@@ -467,9 +470,12 @@ export class API extends RouteGroup implements Servable {
  * `API` so that app authors see what they write, and a transport needs nothing else.
  */
 class AppServing implements Runtime {
-  constructor(private readonly app: API) {}
+  constructor(
+    private readonly app: API,
+    private readonly state: { compiled(): AppRuntime; ready(): boolean },
+  ) {}
   serve<C>(request: Request, deliver: Deliver<C>, context: C): void {
-    this.app.compiled().serve(request, deliver, context);
+    this.state.compiled().serve(request, deliver, context);
   }
   startup(): Promise<void> {
     return this.app.startup();
@@ -479,7 +485,7 @@ class AppServing implements Runtime {
   }
   /** Startup has completed and no shutdown has run since. */
   get ready(): boolean {
-    return this.app.isReady;
+    return this.state.ready();
   }
   get logger() {
     return this.app.logger;

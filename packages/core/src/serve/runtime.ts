@@ -122,13 +122,13 @@ export class AppRuntime {
    */
   private serveWhenStarted<C>(request: Request, deliver: Deliver<C>, context: C): void {
     const lifecycle = this.lifecycle;
-    const started = lifecycle.startup();
     if (this.servesWhileStarting(request)) {
-      started.catch((error: unknown) => this.startupFailed(error));
+      // Answered first (`/readyz`: 503 starting); startup runs, or goes on, meanwhile.
       this.chain(request, this.delivering(request, deliver, context));
+      lifecycle.startup().catch((error: unknown) => this.startupFailed(error));
       return;
     }
-    started.then(
+    lifecycle.startup().then(
       () => lifecycle.serve(request, deliver, context),
       (error: unknown) => {
         this.startupFailed(error);

@@ -77,7 +77,7 @@ export function nodeUpgrades(app: Runtime, isDraining: () => boolean): NodeUpgra
   };
 
   const serve = async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
-    if (isDraining() || host.draining) {
+    if (isDraining()) {
       writeRaw(socket, refuse(drainingReason(), app));
       return;
     }
