@@ -5,8 +5,8 @@ import {
   API,
   type CallNext,
   HTMLResponse,
+  type Hub,
   type Logger,
-  type PubSub,
   type Request,
   Router,
   ServiceUnavailableError,
@@ -21,7 +21,7 @@ type LineValue = z.infer<typeof Line>;
 const Room = z.string().regex(/^[a-z0-9-]{1,40}$/, 'a room name is 1 to 40 of a-z, 0-9 and -');
 
 export interface ChatOptions {
-  hub: PubSub;
+  hub: Hub;
   /** Secret that signs the tokens `/login` hands out (HS256). */
   secret: string;
   logger?: Logger | false;

@@ -117,7 +117,7 @@ export {
 } from './ws/endpoint.js';
 export { MessageValidationError, WebSocketConnection, type CloseInfo } from './ws/connection.js';
 export type { BunWebSocketHandler } from './ws/fetch.js';
-export { Hub, HubSubscription, type HubOptions, type HubStats, type SubscribeOptions, type PubSub } from './ws/hub.js';
+export { Hub, HubSubscription, MemoryHub, type HubOptions, type HubStats, type SubscribeOptions } from './ws/hub.js';
 export { PortUnavailableError } from './server/listen.js';
 export type { InjectOptions, InjectResponse } from './server/inject.js';
 export {
