@@ -3,9 +3,9 @@
 // answers "mem" on stdin with its memory after a full collection.
 import { createInterface } from 'node:readline';
 import { RedisHub } from '@fnapi/cache';
-import { API, Hub, type PubSub, z } from '@fnapi/core';
+import { API, Hub, z } from '@fnapi/core';
 
-const hub: PubSub = process.env.REDIS_URL
+const hub: Hub = process.env.REDIS_URL
   ? new RedisHub({ url: process.env.REDIS_URL, keyPrefix: process.env.HUB_PREFIX, logger: false })
   : new Hub({ logger: false });
 const app = new API({ logger: false, openapiUrl: null });

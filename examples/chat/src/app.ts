@@ -5,8 +5,8 @@ import {
   API,
   type CallNext,
   HTMLResponse,
+  type Hub,
   type Logger,
-  type PubSub,
   type Request,
   Router,
   ServiceUnavailableError,
@@ -21,7 +21,7 @@ type LineValue = z.infer<typeof Line>;
 const Room = z.string().regex(/^[a-z0-9-]{1,40}$/, 'a room name is 1 to 40 of a-z, 0-9 and -');
 
 export interface ChatOptions {
-  hub: PubSub;
+  hub: Hub;
   /** Secret that signs the tokens `/login` hands out (HS256). */
   secret: string;
   logger?: Logger | false;
@@ -61,8 +61,16 @@ export function createChat(options: ChatOptions): API {
     guard(async ({ room }: { room: string }, socket: ServerWebSocket<z.infer<typeof Said>, LineValue>, request: Request) => {
       const topic = `room:${room}`;
       const from = request.auth!.subject!;
-      // Subscribed before the welcome, so nothing published after it is missed.
+      // Ready before the welcome (for a RedisHub, once Redis has the subscription; while Redis is away,
+      // once it is back), so nothing published after it is missed.
       const feed = hub.subscribe<LineValue>(topic, { signal: socket.signal });
+      if (
+        !(await feed.ready.then(
+          () => true,
+          () => false,
+        ))
+      )
+        return; // the client left first
       await socket.send({ from: 'server', text: `joined ${room} on instance ${instance}`, at: now() });
       void socket.forward(feed);
       for await (const { text } of socket) {

@@ -5,9 +5,8 @@
  * started again the rooms carry messages across instances by themselves.
  */
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, REQUIRE_SERVICES } from '@fnapi/test-support';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { PrivateRedis, redisServerInstalled } from '@fnapi/test-support/private-redis';
 import { haproxyPath, type Instance, startHaproxy, startInstance } from './support.js';
@@ -34,11 +33,7 @@ async function member(url: string): Promise<{ socket: WebSocket; lines: { from: 
 }
 
 async function until(check: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await sleep(20);
-  }
+  await vi.waitUntil(check, { timeout: ms, interval: 20 });
 }
 
 describe.skipIf(!ready)('examples/chat: two instances behind HAProxy sharing a RedisHub', () => {
@@ -88,14 +83,13 @@ describe.skipIf(!ready)('examples/chat: two instances behind HAProxy sharing a R
       await until(() => bob.lines.length > 0);
     }
     expect(instanceOf(ada)).not.toBe(instanceOf(bob));
-    await sleep(100);
+    // The welcome comes once the member's hub subscription is ready: no wait needed before sending.
     ada.socket.send(JSON.stringify({ text: 'across instances' }));
     await until(() => bob.lines.some((l) => l.text === 'across instances'));
     expect(bob.lines.at(-1)).toMatchObject({ from: 'ada', text: 'across instances' });
 
     // Redis goes away under the chat.
     await redis.stop();
-    await sleep(200);
     const bot = await token('bot');
     const posted = await fetch(`${balancer.url}/rooms/lobby/messages`, {
       method: 'POST',
@@ -111,12 +105,16 @@ describe.skipIf(!ready)('examples/chat: two instances behind HAProxy sharing a R
 
     // Back: the subscriptions resume by themselves; nothing published meanwhile is replayed.
     await redis.start();
-    const deadline = Date.now() + 15_000;
-    while (!bob.lines.some((l) => l.text === 'after') && Date.now() < deadline) {
-      ada.socket.send(JSON.stringify({ text: 'after' }));
-      await sleep(300);
-    }
-    expect(bob.lines.some((l) => l.text === 'after')).toBe(true);
+    // Sent until it arrives: each instance reconnects to Redis in its own time.
+    await vi.waitFor(
+      () => {
+        if (!bob.lines.some((l) => l.text === 'after')) {
+          ada.socket.send(JSON.stringify({ text: 'after' }));
+          throw new Error("'after' has not reached bob yet");
+        }
+      },
+      { timeout: 15_000, interval: 300 },
+    );
     expect(bob.lines.some((l) => l.text === 'lost' || l.text === 'while away')).toBe(false);
     ada.socket.close(1000);
     bob.socket.close(1000);

@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { vi } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -57,17 +58,20 @@ export async function startHaproxy(port: number, ports: number[]): Promise<{ url
   );
   const child = spawn(haproxyPath()!, ['-db', '-f', config], { stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/asyncapi.json`);
-      if (res.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error('HAProxy did not start');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await vi
+    .waitUntil(
+      async () => {
+        if (child.exitCode !== null) throw new Error('HAProxy exited');
+        return fetch(`http://127.0.0.1:${port}/asyncapi.json`).then(
+          (res) => res.ok,
+          () => false, // not listening yet
+        );
+      },
+      { timeout: 10_000, interval: 50 },
+    )
+    .catch((error: unknown) => {
+      throw new Error('HAProxy did not start', { cause: error });
+    });
   return {
     url: `http://127.0.0.1:${port}`,
     async stop() {

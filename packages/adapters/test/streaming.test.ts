@@ -32,7 +32,8 @@ describe.each(HTTP_ADAPTERS)('$name over HTTP', ({ server: make }) => {
     const iterator = response.body[Symbol.asyncIterator]();
     await iterator.next();
     response.body.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Released once the server saw the client go: the producer must then stop, not finish.
+    await gates.disconnected('cut');
     gates.release('cut');
     expect(await gates.closed('cut')).toBe('stopped');
     const again = await request(`${served.base()}/items/1`);

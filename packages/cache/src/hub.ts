@@ -1,4 +1,5 @@
-import { Hub, type HubOptions, ServiceUnavailableError } from '@fnapi/core';
+import { type Hub, type HubOptions, ServiceUnavailableError } from '@fnapi/core';
+import { MemoryHub } from '@fnapi/core/extend';
 import { createClient, type RedisClientType } from 'redis';
 import { RedisConnection } from './connection.js';
 
@@ -11,6 +12,18 @@ export interface RedisHubOptions extends HubOptions {
   timeout?: number | undefined;
 }
 
+/** A topic's channel on the subscriber connection, while this instance has subscribers to it. */
+interface Channel {
+  /** Resolves once Redis confirmed the SUBSCRIBE on the current connection; replaced when it drops. */
+  ready: Promise<void>;
+  confirm: () => void;
+  confirmed: boolean;
+  /** The SUBSCRIBE on its way: node-redis holds a channel (and subscribes again after a reconnect) only once Redis confirmed it. */
+  subscribing: Promise<void> | undefined;
+  /** The SUBSCRIBE failed with the connection: it is sent again once Redis is back. */
+  lost: boolean;
+}
+
 /**
  * A `Hub` across every instance that shares a Redis: `publish` is a Redis `PUBLISH` (one connection,
  * so messages from one publisher arrive in order), and each instance holds one subscriber connection
@@ -18,14 +31,14 @@ export interface RedisHubOptions extends HubOptions {
  * While Redis is unreachable `publish` rejects with `ServiceUnavailableError` (503) at once, and the
  * subscriber reconnects and subscribes again by itself (what was published meanwhile is not replayed).
  */
-export class RedisHub extends Hub {
+export class RedisHub extends MemoryHub implements Hub {
   readonly keyPrefix: string;
   private readonly url: string;
   private readonly publisher: RedisConnection;
   private subscriber: RedisClientType | undefined;
-  private subscriberReady: Promise<unknown> | undefined;
-  /** SUBSCRIBE commands on their way: a publish from this instance waits for them (bounded by `timeout`). */
-  private readonly subscribing = new Set<Promise<unknown>>();
+  private readonly channels = new Map<string, Channel>();
+  /** Channels Redis has not confirmed yet: a publish from this instance waits for them (bounded by `timeout`). */
+  private readonly unconfirmed = new Set<Channel>();
   private readonly timeoutMs: number;
   /** The subscriber connection failed or dropped and has not been ready since. */
   private subscriberDown = false;
@@ -49,10 +62,10 @@ export class RedisHub extends Hub {
     if (this.isClosed) throw new Error('This hub is closed');
     const payload = JSON.stringify(message ?? null);
     // A subscription made on this instance just before sees this message: its SUBSCRIBE goes first.
-    if (this.subscribing.size > 0 && !this.subscriberDown) {
+    if (this.unconfirmed.size > 0 && !this.subscriberDown) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
-        Promise.allSettled([...this.subscribing]),
+        Promise.all([...this.unconfirmed].map((channel) => channel.ready)),
         new Promise((resolve) => {
           timer = setTimeout(resolve, this.timeoutMs);
         }),
@@ -76,26 +89,70 @@ export class RedisHub extends Hub {
     }
   }
 
-  /** Settles once the subscriber connection is ready (for tests and startup checks). */
-  async ready(): Promise<void> {
-    this.connectSubscriber();
-    await this.subscriberReady;
+  protected override topicOpened(topic: string): void {
+    const channel: Channel = { ready: Promise.resolve(), confirm: () => {}, confirmed: false, subscribing: undefined, lost: false };
+    this.unconfirm(channel);
+    this.channels.set(topic, channel);
+    this.sendSubscribe(topic, channel);
   }
 
-  protected override topicOpened(topic: string): void {
-    const subscriber = this.connectSubscriber();
-    // Queued until connected; node-redis subscribes again after every reconnect.
-    const subscribed = subscriber.subscribe(this.keyPrefix + topic, this.onMessage).catch((error: unknown) => {
-      this.logger?.warn({ err: error, topic }, 'hub could not subscribe yet; it will when Redis is back');
-    });
-    this.subscribing.add(subscribed);
-    void subscribed.finally(() => this.subscribing.delete(subscribed));
+  protected override topicReady(topic: string): Promise<void> | undefined {
+    const channel = this.channels.get(topic);
+    return channel === undefined || channel.confirmed ? undefined : channel.ready;
   }
 
   protected override topicClosed(topic: string): void {
+    const channel = this.channels.get(topic);
+    if (channel === undefined) return;
+    this.channels.delete(topic);
+    this.unconfirmed.delete(channel);
+    // Releases a publish waiting for it; its subscriptions have ended.
+    channel.confirm();
     const subscriber = this.subscriber;
-    if (subscriber === undefined) return;
-    subscriber.unsubscribe(this.keyPrefix + topic, this.onMessage).catch(() => {});
+    if (subscriber === undefined || channel.lost) return;
+    const unsubscribe = () => {
+      // Opened again meanwhile: its channel stays.
+      if (this.channels.has(topic) || this.subscriber !== subscriber) return;
+      subscriber.unsubscribe(this.keyPrefix + topic, this.onMessage).catch(() => {});
+    };
+    // An UNSUBSCRIBE that overtook its SUBSCRIBE's answer could race a reopening of the topic.
+    if (channel.subscribing === undefined) unsubscribe();
+    else void channel.subscribing.then(unsubscribe);
+  }
+
+  /** Subscribes a topic's channel; node-redis queues it until connected. */
+  private sendSubscribe(topic: string, channel: Channel): void {
+    const subscriber = this.connectSubscriber();
+    channel.lost = false;
+    const subscribing = subscriber.subscribe(this.keyPrefix + topic, this.onMessage).then(
+      () => {
+        channel.subscribing = undefined;
+        // While the connection is down node-redis answers at once for a channel it holds; 'ready' confirms it.
+        if (this.channels.get(topic) === channel && !this.subscriberDown) this.confirm(channel);
+      },
+      (error: unknown) => {
+        channel.subscribing = undefined;
+        if (this.channels.get(topic) !== channel) return;
+        channel.lost = true;
+        this.logger?.warn({ err: error, topic }, 'hub could not subscribe yet; it will when Redis is back');
+      },
+    );
+    channel.subscribing = subscribing;
+  }
+
+  private confirm(channel: Channel): void {
+    channel.confirmed = true;
+    this.unconfirmed.delete(channel);
+    channel.confirm();
+  }
+
+  /** Makes a channel's `ready` pending until Redis confirms it (again). */
+  private unconfirm(channel: Channel): void {
+    channel.confirmed = false;
+    channel.ready = new Promise((resolve) => {
+      channel.confirm = resolve;
+    });
+    this.unconfirmed.add(channel);
   }
 
   private readonly onMessage = (message: string, channel: string): void => {
@@ -118,6 +175,8 @@ export class RedisHub extends Hub {
       let reported = false;
       subscriber.on('error', (error: unknown) => {
         this.subscriberDown = true;
+        // Redis no longer has this connection's channels: new subscriptions wait until it is back.
+        for (const channel of this.channels.values()) if (channel.confirmed) this.unconfirm(channel);
         if (reported) return;
         reported = true;
         this.logger?.warn({ err: error }, 'hub lost its Redis subscriber connection; reconnecting');
@@ -125,9 +184,15 @@ export class RedisHub extends Hub {
       subscriber.on('ready', () => {
         reported = false;
         this.subscriberDown = false;
+        // node-redis subscribed its channels again before 'ready'; those whose SUBSCRIBE failed go now.
+        for (const [topic, channel] of this.channels) {
+          if (channel.lost) this.sendSubscribe(topic, channel);
+          else if (channel.subscribing === undefined && !channel.confirmed) this.confirm(channel);
+        }
       });
       this.subscriber = subscriber;
-      this.subscriberReady = subscriber.connect().catch(() => {});
+      // It retries by itself (reconnectStrategy); failures are reported through 'error'.
+      subscriber.connect().catch(() => {});
     }
     return this.subscriber;
   }

@@ -5,12 +5,11 @@
  * subscriptions resume by themselves once Redis is back.
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { API, ServiceUnavailableError, z } from '@fnapi/core';
 import { TestClient } from '@fnapi/core/testing';
 import { freePort, REDIS_URL, serviceAvailable } from '@fnapi/test-support';
 import { createClient } from 'redis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { RedisHub } from '../src/index.js';
 import { PrivateRedis, redisServerInstalled } from '@fnapi/test-support/private-redis';
 
@@ -29,13 +28,19 @@ afterAll(async () => {
 async function take<T>(iterable: AsyncIterable<T>, n: number, ms = 5000): Promise<T[]> {
   const iterator = iterable[Symbol.asyncIterator]();
   const out: T[] = [];
-  const deadline = Date.now() + ms;
-  while (out.length < n) {
-    const left = deadline - Date.now();
-    const next = await Promise.race([iterator.next(), sleep(Math.max(left, 0)).then(() => undefined)]);
-    if (next === undefined) throw new Error(`only ${out.length} of ${n} messages arrived`);
-    if (next.done) break;
-    out.push(next.value);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    while (out.length < n) {
+      const next = await Promise.race([iterator.next(), deadline]);
+      if (next === undefined) throw new Error(`only ${out.length} of ${n} messages arrived`);
+      if (next.done) break;
+      out.push(next.value);
+    }
+  } finally {
+    clearTimeout(timer);
   }
   return out;
 }
@@ -45,27 +50,28 @@ describe.skipIf(!available)('RedisHub', () => {
     const prefix = `test:hub:${randomUUID()}:`;
     const a = hub(prefix);
     const b = hub(prefix);
+    // a's publisher connected first: the publishes below go out as soon as b is ready.
+    await a.publish('elsewhere', null);
     const sub = b.subscribe<{ n: number }>('room');
     await b.ready();
-    await sleep(50);
     const published: Promise<void>[] = [];
     for (let n = 0; n < 200; n++) published.push(a.publish('room', { n }));
     const got = await take(sub, 200);
     expect(got.map((m) => m.n)).toEqual([...Array(200).keys()]);
     // Counted once Redis acknowledged each PUBLISH, which may come after a subscriber already has it.
     await Promise.all(published);
-    expect(a.stats().published).toBe(200);
+    expect(a.stats().published).toBe(201);
     expect(b.stats()).toMatchObject({ topics: 1, subscriptions: 1, delivered: 200, dropped: 0 });
   });
 
   it('holds one subscriber connection however many topics', async () => {
     const prefix = `test:hub:${randomUUID()}:`;
     const h = hub(prefix);
-    const subs = Array.from({ length: 50 }, (_, i) => h.subscribe(`t${i}`));
-    await h.ready();
-    await sleep(100);
+    // Connected first, so what it sees right after ready() is what ready() promised.
     const admin = createClient({ url: REDIS_URL });
     await admin.connect();
+    const subs = Array.from({ length: 50 }, (_, i) => h.subscribe(`t${i}`));
+    await h.ready();
     try {
       const list = await admin.sendCommand<string>(['CLIENT', 'LIST']);
       const mine = list.split('\n').filter((line) => line.includes(`name=fnapi-hub:${prefix}`));
@@ -85,9 +91,8 @@ describe.skipIf(!available)('RedisHub', () => {
     const h = hub(prefix, REDIS_URL, 10);
     const sub = h.subscribe<number>('busy');
     await h.ready();
-    await sleep(50);
     for (let n = 0; n < 50; n++) await h.publish('busy', n);
-    await sleep(200);
+    await vi.waitUntil(() => h.stats().delivered === 50, { timeout: 5000 });
     expect(h.stats().dropped).toBe(40);
     expect(sub.dropped).toBe(40);
     expect(await take(sub, 10)).toEqual([40, 41, 42, 43, 44, 45, 46, 47, 48, 49]);
@@ -103,16 +108,14 @@ describe.skipIf(!available)('RedisHub', () => {
     try {
       const stream = await client.stream('/feed');
       expect(stream.status).toBe(200);
+      // The stream answered, so the endpoint has subscribed; ready() waits for Redis to confirm it.
       await h.ready();
-      await sleep(100);
       await h.publish('feed', { n: 1 });
       await h.publish('feed', { n: 2 });
       const events = await take(stream.events(), 2);
       expect(events.map((e) => JSON.parse(e.data))).toEqual([{ n: 1 }, { n: 2 }]);
       stream.close();
-      const deadline = Date.now() + 2000;
-      while (h.stats().subscriptions > 0 && Date.now() < deadline) await sleep(20);
-      expect(h.stats().subscriptions).toBe(0);
+      await vi.waitUntil(() => h.stats().subscriptions === 0, { timeout: 2000 });
     } finally {
       await client.close();
     }
@@ -129,7 +132,6 @@ describe.skipIf(!redisServerInstalled)('RedisHub when Redis goes away', () => {
       const b = hub(prefix, redis.url);
       const sub = b.subscribe<string>('chat');
       await b.ready();
-      await sleep(50);
       await a.publish('chat', 'before');
       expect(await take(sub, 1)).toEqual(['before']);
 
@@ -141,7 +143,13 @@ describe.skipIf(!redisServerInstalled)('RedisHub when Redis goes away', () => {
       const client = await TestClient.start(app);
       try {
         await redis.stop();
-        await sleep(100);
+        // Made while Redis is away: ready only once Redis confirmed it, whether or not the hub has
+        // noticed the outage yet.
+        const during = b.subscribe<string>('down');
+        let duringReady = false;
+        void during.ready.then(() => {
+          duringReady = true;
+        });
         const started = Date.now();
         const error = await a.publish('chat', 'lost').catch((e: unknown) => e);
         expect(error).toBeInstanceOf(ServiceUnavailableError);
@@ -149,19 +157,17 @@ describe.skipIf(!redisServerInstalled)('RedisHub when Redis goes away', () => {
         const res = await client.post('/say', { json: { text: 'lost' } });
         expect(res.status).toBe(503);
         expect(res.headers['content-type']).toBe('application/problem+json');
+        expect(duringReady).toBe(false);
 
         await redis.start();
-        // The subscriber reconnects and subscribes again by itself; publishing resumes.
-        const deadline = Date.now() + 10_000;
-        let delivered: string[] = [];
-        const reader = take(sub, 1, 10_000).then((got) => {
-          delivered = got;
-        });
-        while (delivered.length === 0 && Date.now() < deadline) {
-          await a.publish('chat', 'after').catch(() => {});
-          await Promise.race([reader, sleep(200)]);
-        }
-        expect(delivered).toEqual(['after']);
+        // The subscriber reconnects and subscribes again by itself, 'chat' first (node-redis subscribes
+        // again before it is ready), then 'down'.
+        await vi.waitUntil(() => duringReady, { timeout: 10_000 });
+        // The publisher reconnects by itself too; until then a publish fails at once.
+        await vi.waitFor(() => a.publish('chat', 'after'), { timeout: 10_000, interval: 50 });
+        expect(await take(sub, 1)).toEqual(['after']);
+        await a.publish('down', 'back');
+        expect(await take(during, 1)).toEqual(['back']);
         expect((await client.post('/say', { json: { text: 'again' } })).status).toBe(200);
       } finally {
         await client.close();
@@ -172,6 +178,50 @@ describe.skipIf(!redisServerInstalled)('RedisHub when Redis goes away', () => {
       await redis.dispose();
     }
   }, 30_000);
+});
+
+describe.skipIf(!available)('RedisHub readiness', () => {
+  it("a subscription's ready rejects with an AbortError when it ends first", async () => {
+    const fresh = hub(`test:hub:${randomUUID()}:`);
+    const abandoned = fresh.subscribe('gone');
+    abandoned.end();
+    const reason = await abandoned.ready.catch((error: unknown) => error);
+    expect(reason).toBeInstanceOf(DOMException);
+    expect((reason as DOMException).name).toBe('AbortError');
+    const controller = new AbortController();
+    const aborted = fresh.subscribe('gone', { signal: controller.signal });
+    controller.abort();
+    await expect(aborted.ready).rejects.toThrow(/ended before it was ready/);
+    // Nothing left to wait for.
+    await fresh.ready();
+    expect(fresh.stats().subscriptions).toBe(0);
+  });
+
+  it('a publish stops waiting for the subscribe of a subscription that ended', async () => {
+    const slowToGiveUp = new RedisHub({ url: REDIS_URL, keyPrefix: `test:hub:${randomUUID()}:`, logger: false, timeout: 5 });
+    hubs.push(slowToGiveUp);
+    const started = Date.now();
+    const subscription = slowToGiveUp.subscribe('gone');
+    // Waits for that SUBSCRIBE (a subscription made just before sees the message)...
+    const publishing = slowToGiveUp.publish('gone', 1);
+    // ...but not once the subscription is gone.
+    subscription.end();
+    await publishing;
+    expect(Date.now() - started).toBeLessThan(2500);
+  });
+
+  it('a subscription to a topic this instance already listens to is ready at once', async () => {
+    const h = hub(`test:hub:${randomUUID()}:`);
+    const first = h.subscribe('t');
+    await first.ready;
+    const second = h.subscribe('t');
+    let settled = false;
+    void second.ready.then(() => {
+      settled = true;
+    });
+    await Promise.resolve();
+    expect(settled).toBe(true);
+  });
 });
 
 describe.skipIf(!available)('RedisHub, subscribe then publish at once', () => {

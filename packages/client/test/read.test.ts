@@ -23,7 +23,8 @@ beforeAll(async () => {
     try {
       for (let n = 0; !request.signal.aborted; n++) {
         yield { n };
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        // Paced by the wire's back-pressure; a turn of the event loop lets the client's leaving be seen.
+        await new Promise((resolve) => setImmediate(resolve));
       }
     } finally {
       closed = true;

@@ -40,3 +40,4 @@ export { PortUnavailableError } from './server/listen.js';
 export type { SecurityRequirement } from '@fnapi/openapi';
 // Node's built-ins at their point of use, the one way every package reaches them.
 export { builtin, nodeBuiltin } from './platform/platform.js';
+export { HubSubscription, MemoryHub, type HubStats, type SubscribeOptions } from './ws/hub.js';

@@ -50,7 +50,7 @@ export type { RunOptions, RunningServer } from './server/node.js';
 export type { InjectOptions, InjectResponse } from './server/inject.js';
 export type { ReceivedMessage, SentMessage, ServerWebSocket, WebSocketHandler, WebSocketOptions } from './ws/endpoint.js';
 export { MessageValidationError } from './ws/connection.js';
-export { Hub, type HubOptions, type PubSub } from './ws/hub.js';
+export { Hub, type HubOptions } from './ws/hub.js';
 export {
   z,
   header,

@@ -65,6 +65,8 @@ describe('request.defer', () => {
     let done = false;
     app.post('/x', (_input, request) => {
       request.defer(async () => {
+        // Work that outlasts the close unless the close waits for it: a time, not a gate, since
+        // nothing may release it from outside while the drain is under way.
         await new Promise((resolve) => setTimeout(resolve, 200));
         done = true;
       });
@@ -81,39 +83,54 @@ describe('request.defer', () => {
   it('runs through app.fetch and app.inject after the answer; app.shutdown() waits for it', async () => {
     const app = new API({ logger: false });
     const ran: string[] = [];
+    const release = deferred();
     app.get('/f', (_input, request) => {
       request.defer(async () => {
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await release.promise;
         ran.push(request.path);
       });
       return 'ok';
+    });
+    let ranAtShutdownCallback: string[] | undefined;
+    app.onShutdown(() => {
+      ranAtShutdownCallback = [...ran];
     });
     const web = await app.fetch(new globalThis.Request('http://local/f'));
     expect(await web.text()).toBe('"ok"');
     const injected = await app.inject('/f');
     expect(injected.status).toBe(200);
     expect(ran).toEqual([]);
-    await app.shutdown();
+    const shutdown = app.shutdown();
+    // Let go only after shutdown began: a shutdown that did not wait would have run its callbacks by then.
+    setImmediate(release.resolve);
+    await shutdown;
     expect(ran).toEqual(['/f', '/f']);
+    expect(ranAtShutdownCallback).toEqual(['/f', '/f']);
   });
 
   it('runs after an event stream has ended', async () => {
     const app = new API({ logger: false });
     const seen: string[] = [];
     const ran = deferred();
+    const firstRead = deferred();
     app.get('/s', { lines: z.string() }, async function* (_input, request) {
       request.defer(() => {
         seen.push('deferred');
         ran.resolve();
       });
       yield 'a';
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Held until the client has the first line: a task run before the end would show here.
+      await firstRead.promise;
       yield 'b';
       seen.push('streamed');
     });
     const client = await TestClient.start(app);
     try {
-      await client.request('GET', '/s');
+      const stream = await client.stream('/s');
+      expect(await stream.chunk()).toBe('"a"\n');
+      expect(seen).toEqual([]);
+      firstRead.resolve();
+      while ((await stream.chunk()) !== undefined) {}
       await ran.promise;
       expect(seen).toEqual(['streamed', 'deferred']);
     } finally {
@@ -133,6 +150,7 @@ describe('request.defer', () => {
     );
     const events: string[] = [];
     let buffer = '';
+    const deferredStarted = deferred();
     const listening = new Promise<string>((resolve) => {
       child.stdout.on('data', (chunk: Buffer) => {
         buffer += chunk.toString();
@@ -142,6 +160,7 @@ describe('request.defer', () => {
           buffer = buffer.slice(newline + 1);
           if (typeof line.event === 'string') events.push(line.event);
           if (line.event === 'listening') resolve(line.url as string);
+          if (line.event === 'deferred-started') deferredStarted.resolve();
         }
       });
     });
@@ -149,7 +168,7 @@ describe('request.defer', () => {
     const url = await listening;
     const res = await fetch(`${url}/work`);
     expect(await res.json()).toEqual({ queued: true });
-    while (!events.includes('deferred-started')) await new Promise((resolve) => setTimeout(resolve, 10));
+    await deferredStarted.promise;
     child.kill('SIGTERM');
     const [code] = await exited;
     expect(code).toBe(0);

@@ -61,7 +61,7 @@ function build(debug: boolean): API {
     throw new TypeError('boom: secret internals');
   });
   app.get('/crash-async', async () => {
-    await new Promise((resolve) => setTimeout(resolve, 1));
+    await new Promise((resolve) => setImmediate(resolve));
     throw new RangeError('async boom');
   });
   app.get('/crash-non-error', () => {

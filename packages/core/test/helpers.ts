@@ -252,8 +252,6 @@ export function within<T>(promise: Promise<T>, ms: number, what: string): Promis
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** Runs `fn` with a sender for one transport of a freshly built app (starting a server for HTTP). */
 export async function withTransport(
   app: API,

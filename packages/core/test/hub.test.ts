@@ -2,6 +2,7 @@ import { jsonLines } from '@fnapi/test-support';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { Hub } from '../src/index.js';
+import { MemoryHub } from '../src/extend.js';
 
 describe('Hub', () => {
   it('delivers to the subscriptions made before a publish, in publish order', async () => {
@@ -52,5 +53,27 @@ describe('Hub', () => {
     await hub.close();
     expect(await open.next()).toEqual({ done: true, value: undefined });
     await expect(hub.publish('t', 1)).rejects.toThrow(/closed/);
+  });
+
+  it('is ready at once: a subscription once the hub has it, and rejects with an AbortError when it ended first', async () => {
+    const hub: Hub = new Hub({ logger: false });
+    expect(hub).toBeInstanceOf(MemoryHub);
+    const sub = hub.subscribe('t');
+    let settled = false;
+    void sub.ready.then(() => {
+      settled = true;
+    });
+    await Promise.resolve();
+    expect(settled).toBe(true);
+    await hub.ready();
+    const controller = new AbortController();
+    controller.abort();
+    const late = hub.subscribe('t', { signal: controller.signal });
+    expect(late.ended).toBe(true);
+    const reason = await late.ready.catch((error: unknown) => error);
+    expect(reason).toBeInstanceOf(DOMException);
+    expect((reason as DOMException).name).toBe('AbortError');
+    expect(hub.stats().subscriptions).toBe(1);
+    await hub.close();
   });
 });

@@ -37,13 +37,20 @@ describe('request.waitUntil without a platform to take it', () => {
     const app = new API({ logger: false });
     const events: string[] = [];
     app.onShutdown(() => void events.push('shutdown callback'));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     app.post('/later', (_input, request) => {
-      request.waitUntil(new Promise((resolve) => setTimeout(resolve, 150)).then(() => events.push('work done')));
+      request.waitUntil(released.then(() => events.push('work done')));
       return { accepted: true };
     });
     expect((await app.inject({ method: 'POST', url: '/later' })).json()).toEqual({ accepted: true });
     expect(events).toEqual([]);
-    await app.shutdown();
+    const shutdown = app.shutdown();
+    // Let go only after shutdown began: a shutdown that did not wait would have run its callbacks by then.
+    setImmediate(release);
+    await shutdown;
     expect(events).toEqual(['work done', 'shutdown callback']);
   });
 

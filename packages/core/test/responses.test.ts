@@ -68,7 +68,7 @@ function build(debug: boolean): API {
       new StreamingResponse(
         (async function* () {
           yield 'one,';
-          await new Promise((resolve) => setTimeout(resolve, 5));
+          await new Promise((resolve) => setImmediate(resolve));
           yield new TextEncoder().encode('two,');
           yield 'three';
         })(),

@@ -6,7 +6,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { API, type Request, z } from '../src/index.js';
-import { deferred, GENERIC_500, problem, serve, sleep, TRANSPORTS, viaFetch, within } from './helpers.js';
+import { deferred, GENERIC_500, problem, serve, TRANSPORTS, viaFetch, within } from './helpers.js';
 
 const LIMIT = 1024;
 
@@ -162,6 +162,14 @@ describe('a JSON body on a real connection', () => {
   it('lets a server drain at once after a client left in the middle of a body', async () => {
     const app = new API({ logger: false, shutdownTimeout: 10_000 });
     let bound = false;
+    const inFlight = deferred();
+    const left = deferred();
+    // Runs before the body is read: the request is in flight, then its client leaves.
+    app.addMiddleware(async (request, callNext) => {
+      request.signal.addEventListener('abort', () => left.resolve(), { once: true });
+      inFlight.resolve();
+      return callNext(request);
+    });
     app.post('/users', { params: { user: z.object({ name: z.string() }) } }, ({ user }) => {
       bound = true;
       return user;
@@ -170,9 +178,9 @@ describe('a JSON body on a real connection', () => {
     const socket = connect(server.port, '127.0.0.1');
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
     socket.write('POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":');
-    await sleep(100);
+    await within(inFlight.promise, 2000, 'the request reaching the app');
     socket.destroy();
-    await sleep(100);
+    await within(left.promise, 2000, 'the server seeing the client leave');
     // The request whose body never came is over, not in flight: closing does not wait out shutdownTimeout.
     const started = performance.now();
     await server.close();
@@ -207,21 +215,26 @@ describe('the 16 KiB cap on the request line and headers', () => {
 
 describe('per-endpoint timeout', () => {
   let aborted: { reason: unknown }[] = [];
+  let answered = deferred();
+  let handlerDone = deferred();
   const served = serve(() => {
     const app = new API({ logger: false });
     app.get('/slow', { timeout: 0.1 }, async (_input, request) => {
       request.signal.addEventListener('abort', () => aborted.push({ reason: request.signal.reason }), { once: true });
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      // Slower than its timeout: it would answer only once aborted.
+      await new Promise((resolve) => request.signal.addEventListener('abort', resolve, { once: true }));
       return { late: true };
     });
     app.get('/slow-sync-signal', { timeout: 0.05 }, async (_input, request) => {
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      // Goes on once the 504 is out, without listening to the signal.
+      await answered.promise;
       // The signal is read only after the timeout passed: it is already aborted.
       aborted.push({ reason: request.signal.aborted ? 'already' : 'not aborted' });
+      handlerDone.resolve();
       return { late: true };
     });
     app.get('/quick', { timeout: 1 }, async () => {
-      await sleep(5);
+      await new Promise((resolve) => setImmediate(resolve));
       return { quick: true };
     });
     return app;
@@ -242,15 +255,12 @@ describe('per-endpoint timeout', () => {
 
   it('a signal read after the timeout is already aborted', async () => {
     aborted = [];
+    answered = deferred();
+    handlerDone = deferred();
     const res = await served.send('inject', { path: '/slow-sync-signal' });
     expect(res.status).toBe(504);
-    await within(
-      (async () => {
-        while (aborted.length === 0) await sleep(10);
-      })(),
-      1000,
-      'the handler finishing',
-    );
+    answered.resolve();
+    await within(handlerDone.promise, 1000, 'the handler finishing');
     expect(aborted).toEqual([{ reason: 'already' }]);
   });
 
@@ -321,11 +331,26 @@ describe('client disconnect', () => {
 });
 
 describe('concurrency', () => {
+  /** The first request to /pair waits here for a second one: neither answers unless both run at once. */
+  let waitingForPair: (() => void) | undefined;
+  let heldEntered = deferred();
+  let releaseHeld = deferred();
   const served = serve(() => {
     const app = new API({ logger: false });
-    app.get('/sleep', async () => {
-      await sleep(200);
-      return { slept: 200 };
+    app.get('/pair', async () => {
+      if (waitingForPair !== undefined) {
+        waitingForPair();
+        waitingForPair = undefined;
+      } else
+        await new Promise<void>((resolve) => {
+          waitingForPair = resolve;
+        });
+      return { together: true };
+    });
+    app.get('/held', async () => {
+      heldEntered.resolve();
+      await releaseHeld.promise;
+      return { held: true };
     });
     app.get('/sync-throw', () => {
       JSON.parse('{not json');
@@ -335,13 +360,13 @@ describe('concurrency', () => {
   });
 
   it.each(TRANSPORTS)('two requests to an async handler run side by side (%s)', async (transport) => {
-    const started = performance.now();
-    const replies = await Promise.all([served.send(transport, { path: '/sleep' }), served.send(transport, { path: '/sleep' })]);
-    const elapsed = performance.now() - started;
+    const replies = await within(
+      Promise.all([served.send(transport, { path: '/pair' }), served.send(transport, { path: '/pair' })]),
+      5000,
+      'two requests in their handler at once',
+    );
     expect(replies.map((r) => r.status)).toEqual([200, 200]);
-    expect(replies.map((r) => r.json())).toEqual([{ slept: 200 }, { slept: 200 }]);
-    expect(elapsed).toBeGreaterThanOrEqual(190);
-    expect(elapsed).toBeLessThan(350);
+    expect(replies.map((r) => r.json())).toEqual([{ together: true }, { together: true }]);
   });
 
   it.each(TRANSPORTS)('a sync handler that throws is a 500 without a stack trace (%s)', async (transport) => {
@@ -352,8 +377,15 @@ describe('concurrency', () => {
   });
 
   it('keeps serving while a request throws', async () => {
-    const [ok, failed] = await Promise.all([served.client.get('/sleep'), served.client.get('/sync-throw')]);
-    expect(ok.status).toBe(200);
+    heldEntered = deferred();
+    releaseHeld = deferred();
+    const held = served.client.get('/held');
+    await within(heldEntered.promise, 2000, 'the held request starting');
+    const failed = await served.client.get('/sync-throw');
     expect(failed.status).toBe(500);
+    releaseHeld.resolve();
+    const ok = await held;
+    expect(ok.status).toBe(200);
+    expect(ok.json()).toEqual({ held: true });
   });
 });

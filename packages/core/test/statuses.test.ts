@@ -6,7 +6,7 @@
  * its body checked against the documented schema with a JSON Schema 2020-12 validator.
  */
 import { validate } from '@hyperjump/json-schema/openapi-3-1';
-import { API, ConflictError, HTTPError, type Middleware, NotFoundError, Router, z } from '@fnapi/core';
+import { API, ConflictError, HTTPError, JSONResponse, type Middleware, NotFoundError, Router, z } from '@fnapi/core';
 import { TestClient } from '@fnapi/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -76,6 +76,18 @@ function createApp(): API {
   app.api({ route: '/books/echo', method: 'PUT', params: { book: Book }, response: Book }, function echoBook({ book }) {
     return book;
   });
+  // Entries that give only headers or only a schema: the description OpenAPI requires is the status's.
+  app.post(
+    '/echo',
+    {
+      params: { text: z.string() },
+      response: z.object({ text: z.string() }),
+      responses: { 200: { headers: { 'X-Echo': z.string() } }, 409: { schema: Conflict } },
+    },
+    function echo({ text }) {
+      return new JSONResponse({ text }, { headers: { 'X-Echo': text } });
+    },
+  );
   const admin = new Router({ prefix: '/admin' });
   admin.addMiddleware(quota('x-admin-quota'));
   admin.get('/ping', { statusCode: 200 }, function ping() {
@@ -150,6 +162,15 @@ describe('the document lists every status, from one list', () => {
     expect(op('/books', 'post').responses['409'].content).toEqual({
       'application/json': { schema: { $ref: '#/components/schemas/TitleConflict' } },
     });
+  });
+
+  it('describes a declared entry that gives only headers or a schema by its status', () => {
+    const responses = op('/echo', 'post').responses;
+    expect(responses['200'].description).toBe('OK');
+    expect(responses['200'].headers['X-Echo']).toMatchObject({ schema: { type: 'string' } });
+    expect(responses['200'].content['application/json'].schema).toMatchObject({ type: 'object' });
+    expect(responses['409'].description).toBe('Conflict');
+    expect(responses['409'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/TitleConflict' });
   });
 
   it('gives each error its own problem component with `status` a const', () => {

@@ -1,6 +1,6 @@
 import { get } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API, HTTPError, NotFoundError, type Request, sseEvent, z } from '../src/index.js';
 import { parseEvent, TestClient } from '../src/server/testing.js';
 
@@ -13,7 +13,10 @@ function gate() {
   return { open, opened };
 }
 
-/** Resolves with the abort, or after `ms` (a generator that waits must honour the signal to be closed at once). */
+/**
+ * Resolves with the abort, or after `ms`: a producer's pause between items (a sleep: the tests watch
+ * what happens meanwhile, pings and closes), which must honour the signal to be closed at once.
+ */
 function until(signal: AbortSignal, ms = 60_000): Promise<void> {
   return sleep(ms, undefined, { signal }).catch(() => undefined);
 }
@@ -243,12 +246,17 @@ describe('event streams and JSON Lines', () => {
     await stream.chunk();
     // Let the socket buffers fill; the producer must stop at a bound, not run on.
     let previous = -1;
-    for (let i = 0; i < 50 && previous !== served.state.produced; i++) {
-      previous = served.state.produced;
-      await sleep(100);
-    }
+    await vi.waitUntil(
+      () => {
+        const still = served.state.produced === previous;
+        previous = served.state.produced;
+        return still;
+      },
+      { timeout: 5000, interval: 100 },
+    );
     const paused = served.state.produced;
     expect(paused).toBeLessThan(2000); // 16 KiB each: at most a few MiB of socket buffers
+    // A window in which a producer that ignored back-pressure would go on.
     await sleep(200);
     expect(served.state.produced).toBe(paused);
     // Reading resumes it.
@@ -266,6 +274,7 @@ describe('event streams and JSON Lines', () => {
     while (performance.now() < until) {
       consumed += Buffer.byteLength((await stream.chunk()) ?? '');
       widest = Math.max(widest, served.state.producedBytes - consumed);
+      // The slow reader this test is about.
       await sleep(5);
     }
     const growth = process.memoryUsage().rss - rssBefore;

@@ -25,6 +25,14 @@ async function start(options: { uploadTimeout?: number } = {}): Promise<Server> 
 
 const BOUNDARY = 'fnapiboundary';
 
+/** Whether `text` holds a whole HTTP answer: its head and a body of its Content-Length. */
+function wholeAnswer(text: string): boolean {
+  const end = text.indexOf('\r\n\r\n');
+  if (end === -1) return false;
+  const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, end));
+  return length !== null && Buffer.byteLength(text.slice(end + 4), 'latin1') >= Number(length[1]);
+}
+
 /** Sends `head`, then `pieces` one every `every` ms, then `tail` (unless undefined); resolves with what came back. */
 function slowRequest(
   port: number,
@@ -38,27 +46,33 @@ function slowRequest(
     const socket = connect(port, '127.0.0.1');
     let text = '';
     let stopped = false;
+    let answered!: () => void;
+    const answer = new Promise<void>((resolve) => {
+      answered = resolve;
+    });
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => {
       text += chunk;
+      if (wholeAnswer(text)) answered();
     });
     socket.on('error', () => {});
     socket.on('close', () => {
       stopped = true;
+      answered();
       resolve({ text, ms: Date.now() - started });
     });
     socket.on('connect', async () => {
       try {
         socket.write(head);
         for (const piece of pieces) {
+          // The slow client these tests are about.
           await sleep(every);
           if (stopped) return;
           socket.write(piece);
         }
         if (tail !== undefined && !stopped) socket.write(tail);
         else if (tail === undefined) return;
-        // The answer has come once the socket has been quiet a little.
-        await sleep(300);
+        await answer;
         socket.end();
       } catch (error) {
         reject(error);

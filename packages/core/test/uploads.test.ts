@@ -9,9 +9,8 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { TINY_PNG as PNG } from '@fnapi/test-support';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API, file, form, UnauthorizedError, type UploadedFile, z } from '../src/index.js';
 import { annotateHandler } from '../src/extend.js';
 import { TestClient } from '../src/server/testing.js';
@@ -32,11 +31,7 @@ function spooled(): string[] {
 }
 
 async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(20);
-  }
+  await vi.waitUntil(check, { timeout: ms, interval: 20 });
 }
 
 function sha(bytes: Uint8Array): string {

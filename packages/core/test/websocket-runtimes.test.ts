@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { REQUIRE_SERVICES, runtimeBinary } from '@fnapi/test-support';
 import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 
 const runtimes = { bun: runtimeBinary('bun'), deno: runtimeBinary('deno') };
@@ -78,8 +78,7 @@ for (const runtime of ['bun', 'deno'] as const) {
       const { socket, messages, closed } = await connect(`${server.url.replace('http', 'ws')}/echo/ada`);
       socket.send(JSON.stringify({ text: 'hello', extra: 1 }));
       socket.send(JSON.stringify({ text: 'again' }));
-      const deadline = Date.now() + 5000;
-      while (messages.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await vi.waitUntil(() => messages.length >= 2, { timeout: 5000, interval: 10 });
       expect(messages).toEqual([
         { name: 'ada', text: 'hello' },
         { name: 'ada', text: 'again' },

@@ -1,7 +1,6 @@
 import { Parser } from '@asyncapi/parser';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createToken, jwtRequired } from '@fnapi/auth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API, Hub, type Request, Router, UnauthorizedError, z } from '../src/index.js';
 import { TestClient, WebSocketRefusedError } from '../src/server/testing.js';
 
@@ -179,7 +178,7 @@ describe('app.ws', () => {
     expect(closed2.code).toBe(1007);
     expect(closed2.reason).toMatch(/text/);
     expect(Buffer.byteLength(closed2.reason)).toBeLessThanOrEqual(123);
-    await sleep(50);
+    await vi.waitUntil(() => setup.state.handlerEnded >= before + 2);
     expect(setup.state.handlerEnded).toBe(before + 2);
     expect(setup.state.lastSignalAborted).toBe(true);
   });
@@ -242,8 +241,7 @@ describe('heartbeat', () => {
       (ws.socket as unknown as { _receiver: { removeAllListeners(e: string): void } })._receiver.removeAllListeners('ping');
       const closed = await ws.closed;
       expect(closed.code).toBe(1006);
-      await sleep(20);
-      expect(ended).toBe(true);
+      await vi.waitUntil(() => ended);
     } finally {
       await c.close();
     }

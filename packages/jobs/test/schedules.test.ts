@@ -32,6 +32,7 @@ for (const store of stores) {
       }
       await Promise.all(instances.map((jobs) => jobs.start()));
       const started = Date.now();
+      // Counting a schedule's runs takes a window of time.
       await new Promise((resolve) => setTimeout(resolve, 3200));
       // The runs of the window (a schedule's first run may come while start() is still resolving).
       const window = [...runs];

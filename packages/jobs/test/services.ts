@@ -3,15 +3,24 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, tcpReachable } from '@fnapi/test-support';
+import { vi } from 'vitest';
 
 // Private instances of the stores, for tests that stop and restart them (never the shared ones).
 
 async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let failure: { error: unknown } | undefined;
+  const settled = async () => {
+    try {
+      return await check();
+    } catch (error) {
+      failure = { error };
+      return true;
+    }
+  };
+  await vi.waitUntil(settled, { timeout: ms, interval: 50 }).catch(() => {
+    throw new Error(`${what} within ${ms} ms`);
+  });
+  if (failure) throw failure.error;
 }
 
 export interface PrivateService {

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { DATABASE_URL, REDIS_URL, serviceAvailable } from '@fnapi/test-support';
 import pg from 'pg';
 import { createClient } from 'redis';
+import { vi } from 'vitest';
 
 /** Each store the package runs on, with a unique prefix per test file and a way to remove what it left. */
 export interface StoreUnderTest {
@@ -74,13 +75,21 @@ export async function postgresStore(url = DATABASE_URL): Promise<StoreUnderTest>
 
 /** Polls `check` until it returns a value (not undefined), at most `ms`. */
 export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, ms = 10_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  let found: { value: T } | { error: unknown } | undefined;
+  const settled = async () => {
+    try {
+      const value = await check();
+      if (value !== undefined) found = { value };
+    } catch (error) {
+      found = { error };
+    }
+    return found !== undefined;
+  };
+  await vi.waitUntil(settled, { timeout: ms, interval: 25 }).catch(() => {
+    throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+  });
+  if ('error' in found!) throw found.error;
+  return found!.value;
 }
 
 export interface ChildLog {

@@ -28,6 +28,7 @@ describe('ProfileMiddleware', () => {
     const app = new API({ logger: false });
     app.addMiddleware(new ProfileMiddleware());
     app.get('/slow', async () => {
+      // A handler that takes a known time: the headers must report at least that.
       await new Promise((resolve) => setTimeout(resolve, 50));
       return { ok: true };
     });

@@ -16,10 +16,20 @@ function manualClock(start = 1_700_000_000_000) {
   return { now: () => now, advance: (seconds: number) => (now += seconds * 1000) };
 }
 
-function countingApp(cache: CacheMiddleware) {
+/** `/slow` answers once `slowArrivals` requests for it have reached the app (before the cache). */
+function countingApp(cache: CacheMiddleware, slowArrivals = 1) {
   const calls: Record<string, number> = {};
   const count = (key: string) => (calls[key] = (calls[key] ?? 0) + 1);
   const app = new API({ logger: false });
+  let arrived = 0;
+  let allArrived!: () => void;
+  const arrivals = new Promise<void>((resolve) => {
+    allArrived = resolve;
+  });
+  app.addMiddleware(async (request, callNext) => {
+    if (request.path === '/slow' && ++arrived === slowArrivals) allArrived();
+    return callNext(request);
+  });
   app.addMiddleware(cache);
   app.get('/items', (_input, request) => ({ n: count('items'), q: request.queryParams.toString() }));
   app.get('/bytes', () => new Response(new Uint8Array([0, 1, 0xc3, 0xa9])));
@@ -44,7 +54,7 @@ function countingApp(cache: CacheMiddleware) {
   );
   app.get('/slow', async () => {
     count('slow');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await arrivals;
     return { slow: true };
   });
   app.post('/items', () => ({ n: count('post') }));
@@ -158,7 +168,8 @@ describe('CacheMiddleware', () => {
   });
 
   it('runs the handler once for concurrent misses of one key', async () => {
-    const { app, calls } = countingApp(new CacheMiddleware());
+    // The first miss is held until all 8 have arrived: the others come while it runs.
+    const { app, calls } = countingApp(new CacheMiddleware(), 8);
     client = await TestClient.start(app);
     const responses = await Promise.all(Array.from({ length: 8 }, () => client!.get('/slow')));
     expect(calls.slow).toBe(1);

@@ -47,7 +47,7 @@ function decode(raw: Raw): string {
 
 const rows = Array.from({ length: 200 }, (_, id) => ({ id, name: `item ${id}`, tags: ['a', 'b', 'c'] }));
 const released: (() => void)[] = [];
-const streamState = { closed: false };
+const streamState = { closed: false, clientLeft: false };
 
 function buildApp(middleware = new CompressionMiddleware()): API {
   const app = new API({ logger: false });
@@ -68,23 +68,22 @@ function buildApp(middleware = new CompressionMiddleware()): API {
   app.get('/tagged', () => new Response(JSON.stringify(rows), { mediaType: 'application/json', headers: { etag: '"v1"' } }));
   app.get('/empty', () => new Response(undefined, { statusCode: 204 }));
   // An event stream that waits for the test before each next event: buffering anywhere would hang it.
-  app.get(
-    '/events',
-    () =>
-      new StreamingResponse(
-        (async function* () {
-          try {
-            for (let n = 1; n <= 3; n++) {
-              yield `event: tick\ndata: {"n":${n}}\n\n`;
-              await new Promise<void>((resolve) => released.push(resolve));
-            }
-          } finally {
-            streamState.closed = true;
+  app.get('/events', (_input, request) => {
+    request.signal.addEventListener('abort', () => void (streamState.clientLeft = true), { once: true });
+    return new StreamingResponse(
+      (async function* () {
+        try {
+          for (let n = 1; n <= 3; n++) {
+            yield `event: tick\ndata: {"n":${n}}\n\n`;
+            await new Promise<void>((resolve) => released.push(resolve));
           }
-        })(),
-        { mediaType: 'text/event-stream', headers: { 'cache-control': 'no-cache' } },
-      ),
-  );
+        } finally {
+          streamState.closed = true;
+        }
+      })(),
+      { mediaType: 'text/event-stream', headers: { 'cache-control': 'no-cache' } },
+    );
+  });
   return app;
 }
 
@@ -224,6 +223,7 @@ describe('CompressionMiddleware over HTTP', () => {
   it('closes the stream’s generator when the client goes away mid-stream', async () => {
     released.length = 0;
     streamState.closed = false;
+    streamState.clientLeft = false;
     const req = httpRequest(new URL('/events', url), { headers: { 'accept-encoding': 'gzip' } });
     req.end();
     const [res] = (await once(req, 'response')) as [IncomingMessage];
@@ -232,7 +232,7 @@ describe('CompressionMiddleware over HTTP', () => {
     await expect.poll(() => released.length, { timeout: 5000 }).toBe(1);
     // The generator is waiting for the test: it can be closed at its next yield, once the server has
     // seen the client go (the next item is then never written).
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect.poll(() => streamState.clientLeft, { timeout: 5000 }).toBe(true);
     released.shift()!();
     await expect.poll(() => streamState.closed, { timeout: 5000 }).toBe(true);
   });

@@ -15,7 +15,7 @@ import { LoggingMiddleware } from '@fnapi/middleware';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { Agent, request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConnectionPool } from '@fnapi/performance';
 import { DATABASE_URL, freePort, serviceAvailable } from '@fnapi/test-support';
 import { healthEndpoints, MetricsMiddleware, metricsEndpoint } from '../src/index.js';
@@ -146,15 +146,13 @@ describe('health endpoints', () => {
     const port = await freePort();
     const running = served.run({ port, handleSignals: false });
     // Listening while startup runs: the probe is answered before run() resolves.
-    let answered: { status: number; body: unknown } | undefined;
-    for (let i = 0; i < 200 && answered === undefined; i++) {
-      try {
+    const answered = await vi.waitFor(
+      async () => {
         const res = await fetch(`http://127.0.0.1:${port}/readyz`);
-        answered = { status: res.status, body: await res.json() };
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    }
+        return { status: res.status, body: (await res.json()) as unknown };
+      },
+      { timeout: 2000, interval: 10 },
+    );
     expect(answered).toEqual({ status: 503, body: { status: 'starting', checks: {} } });
     release();
     const server = await running;
@@ -175,8 +173,7 @@ describe('health endpoints', () => {
         expect(performance.now() - started).toBeLessThan(1000);
       }
       // Nothing stays borrowed past the timeout, and the pool did not grow a connection per probe.
-      for (let i = 0; i < 100 && pool.stats().inUse > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(pool.stats().inUse).toBe(0);
+      await vi.waitUntil(() => pool.stats().inUse === 0, { timeout: 1000, interval: 10 });
       expect(pool.stats().size).toBeLessThanOrEqual(1);
       expect((await pool.query<{ ok: number }>('select 1 as ok')).rows).toEqual([{ ok: 1 }]);
     } finally {

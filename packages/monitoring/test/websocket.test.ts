@@ -9,7 +9,7 @@ import { LoggingMiddleware } from '@fnapi/middleware';
 import { jsonLines } from '@fnapi/test-support';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MetricsMiddleware, metricsEndpoint } from '../src/index.js';
 
 describe('WebSocket observability', () => {
@@ -31,12 +31,12 @@ describe('WebSocket observability', () => {
       expect(lines.filter((l) => l.route === '/echo/{id}')).toHaveLength(0);
       await ws.send('a');
       await ws.next();
+      // A connection that lasts a known time: its logged duration must cover it.
       await sleep(200);
       await ws.send('bb');
       await ws.next();
       await ws.close();
-      await sleep(50);
-      const line = lines.find((l) => l.route === '/echo/{id}')!;
+      const line = await vi.waitUntil(() => lines.find((l) => l.route === '/echo/{id}'));
       expect(line).toMatchObject({ status: 101, msg: 'websocket closed', items: 2, bytes: 3, code: 1000, path: '/echo/7' });
       expect(line.duration as number).toBeGreaterThanOrEqual(200);
       const metrics = (await client.get('/metrics')).body;

@@ -64,14 +64,20 @@ describe('batchProcess', () => {
 
   it('runs batches concurrently: a slow batch does not hold back the next', async () => {
     const done: string[] = [];
+    let fastDone!: () => void;
+    const fastFinished = new Promise<void>((resolve) => {
+      fastDone = resolve;
+    });
     const load = batchProcess({ maxBatchSize: 1 }, async ([x]: string[]) => {
-      await new Promise((resolve) => setTimeout(resolve, x === 'slow' ? 200 : 10));
+      // The slow batch ends only after the fast one: run one after the other, they would never end.
+      if (x === 'slow') await fastFinished;
       done.push(x!);
+      if (x === 'fast') fastDone();
       return [x!];
     });
     await Promise.all([load('slow'), load('fast')]);
     expect(done).toEqual(['fast', 'slow']);
-  });
+  }, 2000);
 
   it('also works as batchProcess(options)(fn)', async () => {
     const load = batchProcess({ maxBatchSize: 5 })((xs: string[]) => xs.map((x) => x.toUpperCase()));

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { DATABASE_URL } from '@fnapi/test-support';
 import pg from 'pg';
+import { vi } from 'vitest';
 
 /** A unique application_name, so checks and terminations touch this test's backends only. */
 export function appName(label: string): string {
@@ -28,12 +29,19 @@ export async function backends(db: pg.Client, name: string): Promise<{ pid: numb
 }
 
 export async function until(check: () => Promise<boolean> | boolean, ms = 5000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+  let failure: { error: unknown } | undefined;
+  const settled = async () => {
+    try {
+      return await check();
+    } catch (error) {
+      failure = { error };
+      return true;
+    }
+  };
+  await vi.waitUntil(settled, { timeout: ms, interval: 25 }).catch(() => {
+    throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+  });
+  if (failure) throw failure.error;
 }
 
 /**
@@ -45,11 +53,14 @@ export class CuttableProxy {
   private readonly sockets = new Set<Socket>();
   private accepting = true;
   port = 0;
+  /** Connections turned away while down. */
+  refused = 0;
 
   async start(): Promise<this> {
     const target = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
     this.server = createServer((client) => {
       if (!this.accepting) {
+        this.refused++;
         client.destroy();
         return;
       }

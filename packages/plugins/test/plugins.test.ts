@@ -3,7 +3,7 @@ import { API, NotFoundError, Response, type Request } from '@fnapi/core';
 import type { EventName } from '@fnapi/core/extend';
 import { TestClient } from '@fnapi/core/testing';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Plugin, type PluginMetadata } from '../src/index.js';
 
 let client: TestClient | undefined;
@@ -186,10 +186,10 @@ describe('Plugin hooks', () => {
       expect(res.body, path).toBe(expected[i]!.body);
       expect(res.headers['content-type'], path).toBe(expected[i]!.headers['content-type']);
     }
-    await new Promise((resolve) => setTimeout(resolve, 20)); // async event failures are logged on rejection
-    const failures = lines.filter((l) => l.plugin === 'broken');
-    const hooks = new Set(failures.map((l) => String(l.hook).replace(/\(.*\)/, '')));
-    expect(hooks).toEqual(new Set(['preRequest', 'postResponse', 'onError', 'onEvent']));
+    // Async event failures are logged when they reject: wait for every hook's line.
+    const hooksLogged = () => new Set(lines.filter((l) => l.plugin === 'broken').map((l) => String(l.hook).replace(/\(.*\)/, '')));
+    await vi.waitUntil(() => hooksLogged().size >= 4);
+    expect(hooksLogged()).toEqual(new Set(['preRequest', 'postResponse', 'onError', 'onEvent']));
   });
 });
 

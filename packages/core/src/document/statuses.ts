@@ -36,6 +36,8 @@ function problem(status: number, description: string): OperationResponse {
 
 function declared(status: number, value: DeclaredResponse, success?: { status: number; schema?: z.ZodType }): OperationResponse {
   const spec = typeof value === 'string' ? { description: value } : value;
+  // OpenAPI requires a description: an entry that gives only headers or a schema gets the status's.
+  const description = spec.description ?? FRAMEWORK_DESCRIPTIONS[status] ?? reasonPhrase(status);
   const headers = spec.headers
     ? Object.fromEntries(
         Object.entries(spec.headers).map(([name, header]) => [
@@ -48,9 +50,9 @@ function declared(status: number, value: DeclaredResponse, success?: { status: n
   if (spec.schema) content = { mediaType: JSON_TYPE, schema: spec.schema };
   // An entry for the success status adds its description and headers and keeps the response model.
   else if (success !== undefined && status === success.status && statusHasBody(status)) content = successContent(success.schema);
-  else if (status >= 400) content = problem(status, spec.description).content;
+  else if (status >= 400) content = problem(status, description).content;
   else if (statusHasBody(status)) content = { mediaType: JSON_TYPE };
-  return { status, description: spec.description, ...(content ? { content } : {}), ...(headers ? { headers } : {}) };
+  return { status, description, ...(content ? { content } : {}), ...(headers ? { headers } : {}) };
 }
 
 /** A success body: JSON of the model, or a binary body of each of a `binary()` model's types. */

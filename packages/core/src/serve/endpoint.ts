@@ -69,7 +69,8 @@ export interface EndpointOptions<R extends string = string, P extends ParamsShap
 export type DeclaredResponse =
   | string
   | {
-      description: string;
+      /** Default: the status's reason phrase (`OK`, `Conflict`). */
+      description?: string;
       /** The body's schema (sent as JSON); default the problem body of that status. */
       schema?: Schema;
       /** Response headers: a description, a schema, or a description, a schema and whether it is always sent. */

@@ -27,27 +27,40 @@ export interface HubStats {
 }
 
 /**
- * What `Hub` and `RedisHub` share: publish a JSON value to a topic, subscribe to a topic's messages
- * published from then on, counts, close.
+ * A publish/subscribe hub: `publish` a JSON value to a topic, `subscribe` to a topic's messages
+ * published from then on. `new Hub()` is the in-process one (`MemoryHub`); `RedisHub` (`@fnapi/cache`)
+ * reaches every instance that shares a Redis.
  */
-export interface PubSub {
+export interface Hub {
+  /** Delivers `message` (any JSON value) to every subscription of `topic` that is ready. */
   publish(topic: string, message: unknown): Promise<void>;
+  /** The topic's messages published after its `ready` resolves, until `signal` aborts, the iteration is left or the hub closes. */
   subscribe<T = unknown>(topic: string, options?: SubscribeOptions): HubSubscription<T>;
+  /** Resolves once every subscription made so far is ready (or has ended). */
+  ready(): Promise<void>;
   stats(): HubStats;
+  /** Ends every subscription and closes a client the hub created. */
   close(): Promise<void>;
 }
 
 const DONE: IteratorResult<never> = { done: true, value: undefined };
 const DEFAULT_BUFFER = 1000;
+/** The readiness of a subscription no hub holds: it ends before it could be ready. */
+const NEVER_READY: Promise<void> = new Promise(() => {});
 
 /**
  * One subscription: an async iterable of a topic's messages, in the order they arrived, holding at
  * most `bufferSize` unread (past it the oldest are dropped and counted). It ends when its signal
- * aborts, when the iteration is left (`break`, `return`) or when the hub closes.
+ * aborts, when the iteration is left (`break`, `return`) or when the hub closes. `ready` resolves once
+ * the hub has it (every message published from then on reaches it) and rejects with an `AbortError`
+ * when it ends first.
  */
 export class HubSubscription<T = unknown> implements AsyncIterable<T>, AsyncIterator<T> {
   /** Messages this subscription dropped because its buffer was full. */
   dropped = 0;
+  /** Resolves once the hub has this subscription; rejects with an `AbortError` if it ends first. */
+  readonly ready: Promise<void>;
+  private rejectReady: ((reason: unknown) => void) | undefined;
   private buffer: T[] = [];
   private head = 0;
   private waiter: ((result: IteratorResult<T>) => void) | undefined;
@@ -58,7 +71,26 @@ export class HubSubscription<T = unknown> implements AsyncIterable<T>, AsyncIter
     private readonly bufferSize: number,
     private readonly onDrop: (subscription: HubSubscription<T>) => void,
     private readonly onEnd: (subscription: HubSubscription<T>) => void,
-  ) {}
+    /** Settles once the hub has it; without it, it is ready at once. */
+    hubReady?: PromiseLike<void>,
+  ) {
+    this.ready = new Promise<void>((resolve, reject) => {
+      if (hubReady === undefined) return resolve();
+      this.rejectReady = reject;
+      hubReady.then(
+        () => {
+          this.rejectReady = undefined;
+          resolve();
+        },
+        (error: unknown) => {
+          this.rejectReady = undefined;
+          reject(error);
+        },
+      );
+    });
+    // Nobody has to await it: a subscription that ends first must not be an unhandled rejection.
+    this.ready.catch(() => {});
+  }
 
   /** Whether it has ended. */
   get ended(): boolean {
@@ -118,6 +150,8 @@ export class HubSubscription<T = unknown> implements AsyncIterable<T>, AsyncIter
     this.done = true;
     this.buffer = [];
     this.head = 0;
+    this.rejectReady?.(new DOMException(`The subscription to "${this.topic}" ended before it was ready`, 'AbortError'));
+    this.rejectReady = undefined;
     const waiter = this.waiter;
     this.waiter = undefined;
     waiter?.(DONE);
@@ -136,12 +170,12 @@ export class HubSubscription<T = unknown> implements AsyncIterable<T>, AsyncIter
 }
 
 /**
- * An in-process publish/subscribe hub: `publish(topic, message)` reaches every subscription of that
- * topic made before it, in publish order. `RedisHub` (`@fnapi/cache`) extends it to every instance
- * that shares a Redis. Delivery is at most once; a subscription that does not keep up loses its
- * oldest messages (counted in `stats()`, logged once per subscription).
+ * The in-process hub (`new Hub()`): `publish(topic, message)` reaches every subscription of that
+ * topic made before it, in publish order; a subscription is ready at once. `RedisHub` (`@fnapi/cache`)
+ * builds on it to reach every instance that shares a Redis. Delivery is at most once; a subscription
+ * that does not keep up loses its oldest messages (counted in `stats()`, logged once per subscription).
  */
-export class Hub implements PubSub {
+export class MemoryHub implements Hub {
   protected readonly bufferSize: number;
   private readonly topics = new Map<string, Set<HubSubscription<any>>>();
   private readonly counts = { published: 0, delivered: 0, dropped: 0 };
@@ -178,6 +212,11 @@ export class Hub implements PubSub {
     if (!Number.isInteger(size) || size < 1) throw new RangeError(`bufferSize is a whole number ≥ 1, got ${String(size)}`);
     const signal = options.signal;
     let onAbort: (() => void) | undefined;
+    const ended = signal?.aborted === true;
+    if (!ended && !this.topics.has(topic)) {
+      this.topics.set(topic, new Set());
+      this.topicOpened(topic);
+    }
     const subscription = new HubSubscription<T>(
       topic,
       size,
@@ -193,16 +232,12 @@ export class Hub implements PubSub {
         if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
         this.remove(s);
       },
+      ended ? NEVER_READY : this.topicReady(topic),
     );
-    if (signal?.aborted) {
+    const set = ended ? undefined : this.topics.get(topic);
+    if (set === undefined) {
       subscription.end();
       return subscription;
-    }
-    let set = this.topics.get(topic);
-    if (set === undefined) {
-      set = new Set();
-      this.topics.set(topic, set);
-      this.topicOpened(topic);
     }
     set.add(subscription);
     if (signal !== undefined) {
@@ -210,6 +245,13 @@ export class Hub implements PubSub {
       signal.addEventListener('abort', onAbort, { once: true });
     }
     return subscription;
+  }
+
+  /** Resolves once every subscription made so far is ready or has ended. */
+  async ready(): Promise<void> {
+    const pending: Promise<void>[] = [];
+    for (const set of this.topics.values()) for (const subscription of set) pending.push(subscription.ready);
+    await Promise.allSettled(pending);
   }
 
   stats(): HubStats {
@@ -237,6 +279,11 @@ export class Hub implements PubSub {
   /** Called when a topic gets its first subscription on this instance (a Redis hub subscribes here). */
   protected topicOpened(_topic: string): void {}
 
+  /** When the hub has a topic's new subscription; `undefined`: at once. */
+  protected topicReady(_topic: string): Promise<void> | undefined {
+    return undefined;
+  }
+
   /** Called when a topic's last subscription on this instance ends. */
   protected topicClosed(_topic: string): void {}
 
@@ -262,3 +309,6 @@ export class Hub implements PubSub {
     }
   }
 }
+
+/** `new Hub(options)` makes the in-process hub; `hub: Hub` takes any hub (`RedisHub` too). */
+export const Hub: new (options?: HubOptions) => Hub = MemoryHub;

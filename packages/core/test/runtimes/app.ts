@@ -102,6 +102,7 @@ app.post('/later', (_input, request) => {
   const env = request.platform.env as { KV?: { put(key: string, value: string): Promise<void> } } | undefined;
   request.waitUntil(
     (async () => {
+      // Work that ends after the answer went out (setTimeout: the one timer every runtime has).
       await new Promise((resolve) => setTimeout(resolve, 20));
       later = 'done';
       await env?.KV?.put('later', 'done');

@@ -307,6 +307,7 @@ describe.each(RUNTIMES)('$name answers as Node does', ({ name, available }) => {
   it.skipIf(!available)('request.platform names the runtime; waitUntil work outlives the answer', async () => {
     const send = senders[name]!;
     expect(await (await send('/signal/watch', {})).json()).toEqual({ watching: true });
+    // A window in which a signal aborted after a successful answer would show.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await (await send('/signal/aborted', {})).json()).toEqual({ aborted: 0 });
     const platform = (await (await send('/platform', {})).json()) as Record<string, unknown>;
