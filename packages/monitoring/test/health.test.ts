@@ -103,13 +103,16 @@ describe('health endpoints', () => {
   it('is not ready while starting nor once stopping', async () => {
     const app = new API({ logger: false });
     healthEndpoints(app, { checks: { fine: () => true } });
+    let opened!: () => void;
+    app.onStartup(() => new Promise<void>((resolve) => (opened = resolve)));
     expect(app.serving.phase).toBe('starting');
-    // Straight through the runtime, before startup has run: a probe is answered while startup runs.
+    // Straight through the runtime, before startup has run: the probe starts it and is answered while it runs.
     const early = await new Promise<Response>((resolve) =>
       runtimeOf(app).serve(new Request({ method: 'GET', path: '/readyz' }), resolve, undefined),
     );
     expect(early.statusCode).toBe(503);
     expect((early.content as { status: string }).status).toBe('starting');
+    opened();
     const client = await start(app);
     // The first request runs startup, then is answered.
     expect((await client.request('GET', '/readyz')).status).toBe(200);

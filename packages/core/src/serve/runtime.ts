@@ -122,13 +122,14 @@ export class AppRuntime {
    */
   private serveWhenStarted<C>(request: Request, deliver: Deliver<C>, context: C): void {
     const lifecycle = this.lifecycle;
+    const started = lifecycle.startup();
     if (this.servesWhileStarting(request)) {
-      // Answered first (`/readyz`: 503 starting); startup runs, or goes on, meanwhile.
+      // Answered at once (`/readyz`: 503 while starting); startup runs, or goes on, meanwhile.
+      started.catch((error: unknown) => this.startupFailed(error));
       this.chain(request, this.delivering(request, deliver, context));
-      lifecycle.startup().catch((error: unknown) => this.startupFailed(error));
       return;
     }
-    lifecycle.startup().then(
+    started.then(
       () => lifecycle.serve(request, deliver, context),
       (error: unknown) => {
         this.startupFailed(error);
