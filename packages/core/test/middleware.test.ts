@@ -3,7 +3,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { API, type CallNext, ForbiddenError, NotFoundError, Request, Response, z } from '../src/index.js';
-import { compose } from '../src/serve/pipeline.js';
+import { activeMiddleware, composeActive, type Step } from '../src/serve/pipeline.js';
+
+const compose = (all: Parameters<typeof activeMiddleware>[0], final: Step) => composeActive(activeMiddleware(all), final);
 import { GENERIC_500, problem, serve, TRANSPORTS, validationBody, viaInject } from './helpers.js';
 
 const log: string[] = [];
@@ -222,12 +224,12 @@ describe('middleware details', () => {
   });
 
   it('compose() with no middleware is the final step itself', () => {
-    const final = async () => new Response('x');
+    const final: Step = (_request, done) => done(undefined, new Response('x'));
     expect(compose([], final)).toBe(final);
   });
 
   it('leaves out a middleware whose isActive() says false when the chain is compiled', async () => {
-    const final = async () => new Response('x');
+    const final: Step = (_request, done) => done(undefined, new Response('x'));
     let dispatched = 0;
     let asked = 0;
     const idle = {

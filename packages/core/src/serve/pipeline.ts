@@ -91,16 +91,11 @@ export function activeMiddleware(all: readonly Middleware[]): Middleware[] {
 }
 
 /**
- * Builds the chain once: the first middleware runs first on the way in and last on the way out.
- * No middleware means no chain at all: `final` is returned as it is. A middleware may pass a request
- * on once: a second `callNext` from the same dispatch is refused (it would run the handler twice).
- * Middleware whose `isActive()` says false is left out.
+ * Builds the chain once, over middleware already filtered by `activeMiddleware` (each `isActive()` is
+ * asked once per compile): the first middleware runs first on the way in and last on the way out. No
+ * middleware means no chain at all: `final` is returned as it is. A middleware may pass a request on
+ * once: a second `callNext` from the same dispatch is refused (it would run the handler twice).
  */
-export function compose(all: readonly Middleware[], final: Step): Step {
-  return composeActive(activeMiddleware(all), final);
-}
-
-/** `compose` over middleware already filtered by `activeMiddleware` (each `isActive()` is asked once per compile). */
 export function composeActive(middleware: readonly Middleware[], final: Step): Step {
   let next: Step = final;
   for (let i = middleware.length - 1; i >= 0; i--) {
