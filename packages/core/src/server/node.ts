@@ -63,12 +63,13 @@ class NodeParts implements RequestParts {
   private bodyDone: BodyDone | undefined = undefined;
   private bodyBytes: Buffer | undefined = undefined;
   private bodyError: unknown = undefined;
+  /** The request target's path and query, set by `splitTarget`. */
+  path = '';
+  query = '';
   constructor(
     readonly raw: IncomingMessage,
     readonly res: ServerResponse,
     readonly method: string,
-    readonly path: string,
-    readonly query: string,
     readonly bodyLimit: number,
   ) {}
   // node:http builds `headers` from the raw list on first access; only routes that read them pay.
@@ -277,13 +278,12 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       refuseEarly(res, drainingReason());
       return;
     }
-    const target = splitTarget(req.url ?? '/');
-    if (target === undefined) {
+    const parts = new NodeParts(req, res, req.method ?? 'GET', bodyLimit);
+    if (!splitTarget(req.url ?? '/', parts)) {
       refuseEarly(res, new BadRequestError('Malformed request target'));
       return;
     }
     inFlight++;
-    const parts = new NodeParts(req, res, req.method ?? 'GET', target[0], target[1], bodyLimit);
     if (expectsContinue) parts.awaitingContinue = true;
     const request = requestFrom(parts);
     parts.request = request;

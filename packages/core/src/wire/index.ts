@@ -5,7 +5,7 @@ export { serialize, toChunk, toWebStream, type Serialized, type SerializeContext
 export { collectBody, tooLarge } from '../http/body.js';
 export { writeChunk, writeChunks, type ChunkSink } from './stream-writer.js';
 export { afterAnswer, answer, closeStream, finish } from './answer.js';
-export { refuse, splitTarget, writeRaw, type RawSocket } from './refuse.js';
+export { refuse, type RequestTarget, splitTarget, writeRaw, type RawSocket } from './refuse.js';
 export { drainingReason, StreamInterrupted } from '../http/interrupted.js';
 export { type BodySink, type NodeResponse, type NodeWriteOptions, streamBody, writeNode } from './node-writer.js';
 export { drain } from '../http/deferred.js';

@@ -56,20 +56,36 @@ export function writeRaw(socket: RawSocket, out: Serialized): void {
   socket.end();
 }
 
+/** Where `splitTarget` puts a request target's path and query (a transport's request parts). */
+export interface RequestTarget {
+  path: string;
+  query: string;
+}
+
 /**
- * A request target as path and query: origin-form (`/a?b`, the common case, split without allocating
- * anything but the two strings), absolute-form (proxies) or asterisk-form; undefined when malformed.
+ * Splits a request target into `into.path` and `into.query`: origin-form (`/a?b`, the common case,
+ * with nothing allocated but the two strings), absolute-form (proxies) or asterisk-form; false when
+ * it is malformed (the caller refuses it with 400).
  */
-export function splitTarget(url: string): [path: string, query: string] | undefined {
+export function splitTarget(url: string, into: RequestTarget): boolean {
   if (url.charCodeAt(0) === 47 /* / */) {
     const q = url.indexOf('?');
-    return q === -1 ? [url, ''] : [url.slice(0, q), url.slice(q + 1)];
+    if (q === -1) {
+      into.path = url;
+      into.query = '';
+    } else {
+      into.path = url.slice(0, q);
+      into.query = url.slice(q + 1);
+    }
+    return true;
   }
-  if (!/^https?:\/\//i.test(url)) return undefined;
+  if (!/^https?:\/\//i.test(url)) return false;
   try {
     const parsed = new URL(url);
-    return [parsed.pathname, parsed.search.slice(1)];
+    into.path = parsed.pathname;
+    into.query = parsed.search.slice(1);
+    return true;
   } catch {
-    return undefined;
+    return false;
   }
 }

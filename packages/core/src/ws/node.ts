@@ -81,15 +81,15 @@ export function nodeUpgrades(app: Runtime, isDraining: () => boolean): NodeUpgra
       writeRaw(socket, refuse(drainingReason(), app));
       return;
     }
-    const target = splitTarget(req.url ?? '/');
-    if (target === undefined) {
+    const target = { path: '', query: '' };
+    if (!splitTarget(req.url ?? '/', target)) {
       writeRaw(socket, refuse(new BadRequestError('Malformed request target'), app));
       return;
     }
     const request = requestFrom({
       method: req.method ?? 'GET',
-      path: target[0],
-      query: target[1],
+      path: target.path,
+      query: target.query,
       headers: req.headers as RawHeaders,
       body: null,
       hasBody: false,
