@@ -2,6 +2,7 @@
  * Shared test helpers: one request description sent through the three ways of serving an app
  * (real HTTP through `TestClient`, `app.inject`, `app.fetch`), answered in one normalised shape.
  */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { API, Middleware } from '../src/index.js';
 import { TestClient } from '../src/server/testing.js';
@@ -277,4 +278,37 @@ export function recorder(name: string, log: string[]): Middleware {
     response.headers.append('x-through', name);
     return response;
   };
+}
+
+/** Sends raw bytes over a socket and returns everything the server answers until it closes or `ms` pass. */
+export function rawExchange(url: string, payload: string, ms = 2000): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let received = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(received);
+    }, ms);
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+      // One complete response is enough.
+      if (/\r\n\r\n/.test(received) && /content-length: 0\r\n|\r\n\r\n[\s\S]+$/i.test(received)) {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(received);
+      }
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(received);
+    });
+    socket.on('error', (error) => {
+      clearTimeout(timer);
+      if (received) resolve(received);
+      else reject(error);
+    });
+    socket.write(payload);
+  });
 }

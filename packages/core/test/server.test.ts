@@ -6,7 +6,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { API, type Request, z } from '../src/index.js';
-import { deferred, GENERIC_500, problem, serve, TRANSPORTS, viaFetch, within } from './helpers.js';
+import { deferred, GENERIC_500, problem, rawExchange, serve, TRANSPORTS, viaFetch, within } from './helpers.js';
 
 const LIMIT = 1024;
 
@@ -33,39 +33,6 @@ function postChunked(url: string, path: string, pieces: string[]): Promise<RawRe
     req.on('error', reject);
     for (const piece of pieces) req.write(piece);
     req.end();
-  });
-}
-
-/** Sends raw bytes over a socket and returns everything the server answers until it closes or `ms` pass. */
-function rawExchange(url: string, payload: string, ms = 2000): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname);
-    let received = '';
-    const timer = setTimeout(() => {
-      socket.destroy();
-      resolve(received);
-    }, ms);
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => {
-      received += chunk;
-      // One complete response is enough.
-      if (/\r\n\r\n/.test(received) && /content-length: 0\r\n|\r\n\r\n[\s\S]+$/i.test(received)) {
-        clearTimeout(timer);
-        socket.destroy();
-        resolve(received);
-      }
-    });
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(received);
-    });
-    socket.on('error', (error) => {
-      clearTimeout(timer);
-      if (received) resolve(received);
-      else reject(error);
-    });
-    socket.write(payload);
   });
 }
 

@@ -143,13 +143,26 @@ export function endpointBoundary(invoke: Step): Step {
     });
 }
 
-/** Hands the answer to a failure to `done` once it is known (plugins' `onError` hooks may take a while). */
+/**
+ * Hands the answer to a failure to `done` once it is known (plugins' `onError` hooks may take a
+ * while); should the funnel itself fail, the answer is a plain 500.
+ */
 export function answerError(error: unknown, request: Request, done: Done, options?: ErrorResponseOptions): void {
-  const answer = errorResponse(error, request, options);
-  if (answer instanceof Promise)
-    answer.then(
-      (response) => done(undefined, response),
-      (failure: unknown) => done(failure, undefined),
-    );
-  else done(undefined, answer);
+  let answer: MaybePromise<Response>;
+  try {
+    answer = errorResponse(error, request, options);
+  } catch (failure) {
+    answer = Promise.reject(failure);
+  }
+  if (!(answer instanceof Promise)) {
+    done(undefined, answer);
+    return;
+  }
+  answer.then(
+    (response) => done(undefined, response),
+    (failure: unknown) => {
+      policyOf(request).logger.error({ err: failure }, 'the error handler failed');
+      done(undefined, problemResponse(internalErrorProblem(failure, false, false)));
+    },
+  );
 }

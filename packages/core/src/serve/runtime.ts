@@ -93,7 +93,11 @@ export class AppRuntime {
   serve<C>(request: Request, deliver: Deliver<C>, context: C): void {
     request[REQUEST_INTERNALS] = this.internals;
     if (!this.lifecycle.ready) this.serveWhenStarted(request, deliver, context);
-    else if (this.plugins.hasRequestHooks) void this.serveWithHooks(request).then((response) => deliver(response, context));
+    else if (this.plugins.hasRequestHooks)
+      this.serveWithHooks(request).then(
+        (response) => deliver(response, context),
+        (error: unknown) => answerError(error, request, this.delivering(request, deliver, context)),
+      );
     else this.chain(request, this.delivering(request, deliver, context));
   }
 
