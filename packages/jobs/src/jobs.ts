@@ -108,6 +108,8 @@ export class Jobs {
     attachToRuntime(app, this);
     app.onStartup(async () => {
       this.closing = undefined;
+      // The registry is looked up (and prom-client loaded) before the first job, so no count waits on it.
+      await this.metrics.resolve();
       if (options.workers ?? true) await this.start();
     });
     app.onShutdown(() => this.close());
