@@ -164,7 +164,8 @@ export class Metrics {
     else if (this.ready === undefined) void this.resolve().then((metrics) => metrics?.duration(job, seconds));
   }
 
-  private resolve(): Promise<JobMetrics | undefined> {
+  /** Looks the registry up and loads prom-client, once (until `reset`); what jobs' startup awaits. */
+  resolve(): Promise<JobMetrics | undefined> {
     if (this.pending === undefined) {
       const pending = (async () => {
         const registry = this.registry();
