@@ -157,16 +157,12 @@ export class API extends RouteGroup implements Servable {
   private readonly startupCallbacks: Lifecycle[] = [];
   private readonly shutdownCallbacks: Lifecycle[] = [];
   private started: Promise<void> | undefined;
-  /** Startup has completed and no shutdown has run since. */
-  private isReady = false;
   /** Startup has been asked for at least once: the app no longer takes extensions. */
   private startupBegun = false;
   private stopped: Promise<void> | undefined;
+  private readonly served = new AppServing(this, () => this.runtime ?? this.compiled());
   /** @internal What transports serve the app through (`runtimeOf(app)`). */
-  readonly [RUNTIME]: Runtime = new AppServing(this, {
-    compiled: () => this.compiled(),
-    ready: () => this.isReady,
-  });
+  readonly [RUNTIME]: Runtime = this.served;
   /** @internal The extensions attached and the capabilities they left (`@fnapi/core/extend`). */
   readonly [EXTENSIONS] = new Extensions();
 
@@ -253,7 +249,7 @@ export class API extends RouteGroup implements Servable {
       this.compiled();
       this.serving.to('starting');
       for (const callback of this.startupCallbacks) await callback();
-      this.isReady = true;
+      this.served.ready = true;
       this.serving.to('ready');
     })().catch((error: unknown) => {
       this.started = undefined;
@@ -266,7 +262,7 @@ export class API extends RouteGroup implements Servable {
   shutdown(): Promise<void> {
     this.stopped ??= (async () => {
       this.started = undefined;
-      this.isReady = false;
+      this.served.ready = false;
       this.serving.to('stopping');
       // Work deferred by answered requests (`request.defer`) and work handed to `request.waitUntil`
       // with no platform to take it finish before anything closes, within one `shutdownTimeout`.
@@ -354,7 +350,7 @@ export class API extends RouteGroup implements Servable {
       middleware: [...this.middleware],
       policy: this.errorPolicy,
       plugins: this.pluginManager,
-      lifecycle: this[RUNTIME] as AppServing,
+      lifecycle: this.served,
       owner: this[RUNTIME],
       redirectSlashes: this.options.redirectSlashes ?? true,
       edge: this.edge,
@@ -470,22 +466,21 @@ export class API extends RouteGroup implements Servable {
  * `API` so that app authors see what they write, and a transport needs nothing else.
  */
 class AppServing implements Runtime {
+  /** Startup has completed and no shutdown has run since: the app sets it, each request reads it. */
+  ready = false;
   constructor(
     private readonly app: API,
-    private readonly state: { compiled(): AppRuntime; ready(): boolean },
+    /** The app's compiled runtime, compiled first when a change has dropped it. */
+    private readonly current: () => AppRuntime,
   ) {}
   serve<C>(request: Request, deliver: Deliver<C>, context: C): void {
-    this.state.compiled().serve(request, deliver, context);
+    this.current().serve(request, deliver, context);
   }
   startup(): Promise<void> {
     return this.app.startup();
   }
   shutdown(): Promise<void> {
     return this.app.shutdown();
-  }
-  /** Startup has completed and no shutdown has run since. */
-  get ready(): boolean {
-    return this.state.ready();
   }
   get logger() {
     return this.app.logger;
