@@ -2,26 +2,9 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, tcpReachable } from '@fnapi/test-support';
-import { vi } from 'vitest';
+import { freePort, tcpReachable, until } from '@fnapi/test-support';
 
 // Private instances of the stores, for tests that stop and restart them (never the shared ones).
-
-async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  let failure: { error: unknown } | undefined;
-  const settled = async () => {
-    try {
-      return await check();
-    } catch (error) {
-      failure = { error };
-      return true;
-    }
-  };
-  await vi.waitUntil(settled, { timeout: ms, interval: 50 }).catch(() => {
-    throw new Error(`${what} within ${ms} ms`);
-  });
-  if (failure) throw failure.error;
-}
 
 export interface PrivateService {
   url: string;
@@ -51,7 +34,7 @@ export async function privateRedis(): Promise<PrivateService> {
       ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir],
       { stdio: 'ignore' },
     );
-    await until(() => tcpReachable('127.0.0.1', port, 200), 10_000, 'redis-server did not start');
+    await until(() => tcpReachable('127.0.0.1', port, 200), 10_000, 'redis-server to start');
   };
   const stop = async () => {
     const running = child;

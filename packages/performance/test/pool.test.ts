@@ -5,11 +5,11 @@
  */
 import { API } from '@fnapi/core';
 import { TestClient } from '@fnapi/core/testing';
-import { DATABASE_URL, serviceAvailable } from '@fnapi/test-support';
+import { DATABASE_URL, serviceAvailable, until } from '@fnapi/test-support';
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionPool, PoolTimeoutError, QueryTimeoutError } from '../src/index.js';
-import { appName, backends, CuttableProxy, observer, until, urlWith } from './support.js';
+import { appName, backends, CuttableProxy, observer, urlWith } from './support.js';
 
 const available = await serviceAvailable('PostgreSQL', DATABASE_URL);
 

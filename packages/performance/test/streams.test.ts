@@ -5,11 +5,11 @@
  */
 import { API, z } from '@fnapi/core';
 import { TestClient } from '@fnapi/core/testing';
-import { DATABASE_URL, serviceAvailable } from '@fnapi/test-support';
+import { DATABASE_URL, serviceAvailable, until } from '@fnapi/test-support';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionPool } from '../src/index.js';
-import { appName, backends, observer, until, urlWith } from './support.js';
+import { appName, backends, observer, urlWith } from './support.js';
 
 const available = await serviceAvailable('PostgreSQL', DATABASE_URL);
 

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { DATABASE_URL } from '@fnapi/test-support';
 import pg from 'pg';
-import { vi } from 'vitest';
 
 /** A unique application_name, so checks and terminations touch this test's backends only. */
 export function appName(label: string): string {
@@ -26,22 +25,6 @@ export async function observer(): Promise<pg.Client> {
 export async function backends(db: pg.Client, name: string): Promise<{ pid: number; state: string }[]> {
   const { rows } = await db.query('select pid, state from pg_stat_activity where application_name = $1', [name]);
   return rows as { pid: number; state: string }[];
-}
-
-export async function until(check: () => Promise<boolean> | boolean, ms = 5000, what = 'condition'): Promise<void> {
-  let failure: { error: unknown } | undefined;
-  const settled = async () => {
-    try {
-      return await check();
-    } catch (error) {
-      failure = { error };
-      return true;
-    }
-  };
-  await vi.waitUntil(settled, { timeout: ms, interval: 25 }).catch(() => {
-    throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-  });
-  if (failure) throw failure.error;
 }
 
 /**

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { vi } from 'vitest';
 
 /** Under `FNAPI_REQUIRE_SERVICES=1` (CI) a missing service or browser fails instead of skipping. */
 export const REQUIRE_SERVICES = process.env.FNAPI_REQUIRE_SERVICES === '1';
@@ -183,4 +184,24 @@ export function seededRandom(seed: number): () => number {
     state = (state * 1103515245 + 12345) % 2147483648;
     return state / 2147483648;
   };
+}
+
+/**
+ * Waits until `check` holds, asking every 25 ms, at most `ms`; a check that throws ends the wait with
+ * its error. A test waits on a condition this way rather than sleeping for a guessed time.
+ */
+export async function until(check: () => Promise<boolean> | boolean, ms = 5000, what = 'condition'): Promise<void> {
+  let failure: { error: unknown } | undefined;
+  const settled = async () => {
+    try {
+      return await check();
+    } catch (error) {
+      failure = { error };
+      return true;
+    }
+  };
+  await vi.waitUntil(settled, { timeout: ms, interval: 25 }).catch(() => {
+    throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+  });
+  if (failure) throw failure.error;
 }

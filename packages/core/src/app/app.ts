@@ -351,7 +351,6 @@ export class API extends RouteGroup implements Servable {
       policy: this.errorPolicy,
       plugins: this.pluginManager,
       lifecycle: this.served,
-      owner: this[RUNTIME],
       redirectSlashes: this.options.redirectSlashes ?? true,
       edge: this.edge,
       limits: this.limits,

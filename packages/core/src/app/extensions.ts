@@ -63,10 +63,6 @@ export class Extensions {
     return true;
   }
 
-  has(extension: object): boolean {
-    return this.attached.has(extension);
-  }
-
   provide<T>(key: ExtensionKey<T>, value: T): void {
     this.capabilities.set(key.name, value);
   }

@@ -11,7 +11,7 @@ import {
 import { isJsonContentType } from '../http/facts.js';
 import { type EndpointDefinition, type Guard, handlerMetadata } from './endpoint.js';
 import { GatewayTimeoutError, RequestValidationError, ResponseValidationError, UnsupportedMediaTypeError } from '../http/errors.js';
-import { type Done, isPromiseLike, type Step } from './pipeline.js';
+import { type Done, isPromiseLike, settle, type Step } from './pipeline.js';
 import type { Request } from '../http/request.js';
 import { headerValueOf, parseJsonOf, readBytesOf } from '../http/request-access.js';
 // Busboy and the disk spool where node:stream and a file system exist; the platform's form parser elsewhere.
@@ -152,18 +152,13 @@ export function compileInvoker(
   };
 
   const streamed = compileStreamResult(options, label);
-  const failed = (error: unknown, done: Done): void => done(error, undefined);
   // What the handler set on its request (`responseHeaders`, cookies) joins its answer. A file is
   // settled against the request here, so middleware around the endpoint sees the answer it will be
   // (304, 206, or the funnel's 404/416); the runtime prepares one a middleware returned.
   const withExtras = (response: Response, request: Request, done: Done): void => {
     const extra = request.responseHeadersIfAny;
     if (extra !== undefined) mergeResponseHeaders(response.headers, extra);
-    if (response instanceof FileResponse)
-      response.prepare(request).then(
-        (prepared) => done(undefined, prepared),
-        (error: unknown) => failed(error, done),
-      );
+    if (response instanceof FileResponse) settle(response.prepare(request), done);
     else done(undefined, response);
   };
   const answerWith = (result: unknown, request: Request, done: Done): void => {
@@ -187,12 +182,12 @@ export function compileInvoker(
     if (streamed !== undefined)
       streamed(result, request).then(
         (response) => withExtras(response, request, done),
-        (error: unknown) => failed(error, done),
+        (error: unknown) => done(error, undefined),
       );
     else if (isPromiseLike(result))
       Promise.resolve(result).then(
         (value) => answerWith(value, request, done),
-        (error: unknown) => failed(error, done),
+        (error: unknown) => done(error, undefined),
       );
     else answerWith(result, request, done);
   };
@@ -240,7 +235,7 @@ export function compileInvoker(
     ? (request, done) =>
         readForm(request, form).then(
           ({ body, issues }) => bindAndCall(request, body, issues, done),
-          (error: unknown) => failed(error, done),
+          (error: unknown) => done(error, undefined),
         )
     : usesBody
       ? callWithBody
@@ -256,7 +251,7 @@ export function compileInvoker(
       : (request, done) =>
           runGuards(guards, request).then(
             () => unguarded(request, done),
-            (error: unknown) => failed(error, done),
+            (error: unknown) => done(error, undefined),
           );
 
   const timeout = options.timeout;

@@ -6,7 +6,7 @@ import { problemResponse, Response } from '../http/response.js';
 import type { Logger } from '../platform/logger.js';
 import type { EdgeSettings } from '../platform/proxy-trust.js';
 import { answerError, type ErrorPolicy } from './funnel.js';
-import { composeActive, type Done, type Middleware, type Step } from './pipeline.js';
+import { composeActive, type Done, type Middleware, settle, type Step } from './pipeline.js';
 import type { PluginManager } from './plugins.js';
 import type { RouteTable } from './route-table.js';
 import type { Deliver, RuntimeLimits } from './runtime-contract.js';
@@ -44,8 +44,6 @@ export interface RuntimeOptions {
   limits: Readonly<RuntimeLimits>;
   /** Browser origins allowed to open the app's WebSockets besides a request's own (`wsOrigins`). */
   wsOrigins: readonly string[];
-  /** Owns the drain of the app's requests' deferred work. */
-  owner: object;
 }
 
 /** No log line of the funnel for a startup failure: it is logged once, where startup failed. */
@@ -75,7 +73,8 @@ export class AppRuntime {
       edge: options.edge,
       limits: options.limits,
       wsOrigins: options.wsOrigins,
-      owner: options.owner,
+      // The runtime transports see: its requests' deferred and kept work is counted under it, for the drain.
+      owner: options.lifecycle,
       policy,
       // The app's logger is made on first use, not when the runtime is compiled.
       get logger() {
@@ -105,11 +104,7 @@ export class AppRuntime {
   private delivering<C>(request: Request, deliver: Deliver<C>, context: C): Done {
     const done: Done = (error, response) => {
       if (response === undefined) answerError(error, request, done);
-      else if (response instanceof FileResponse && !response.prepared)
-        response.prepare(request).then(
-          (prepared) => done(undefined, prepared),
-          (failure: unknown) => done(failure, undefined),
-        );
+      else if (response instanceof FileResponse && !response.prepared) settle(response.prepare(request), done);
       else {
         // Every answer carries the request's id, set last so that no middleware (a cache) can replace it.
         response.requestId = request.id;

@@ -13,7 +13,7 @@ import type { Serialized, SerializeContext } from './written.js';
  */
 export function refuse(error: unknown, context: SerializeContext): Serialized {
   if (error instanceof HTTPError) return problemAnswer(error.statusCode, error.toProblem(), error.headers);
-  context.logger.error({ err: error }, 'response could not be written');
+  context.logger.error({ err: error }, 'answered 500 outside the app: unexpected error');
   return problemAnswer(500, internalErrorProblem(error, context.debug, context.debug), undefined);
 }
 
@@ -64,8 +64,8 @@ export interface RequestTarget {
 
 /**
  * Splits a request target into `into.path` and `into.query`: origin-form (`/a?b`, the common case,
- * with nothing allocated but the two strings), absolute-form (proxies) or asterisk-form; false when
- * it is malformed (the caller refuses it with 400).
+ * with nothing allocated but the two strings) or absolute-form (proxies); false for anything else,
+ * asterisk-form included (the caller refuses it with 400).
  */
 export function splitTarget(url: string, into: RequestTarget): boolean {
   if (url.charCodeAt(0) === 47 /* / */) {

@@ -18,11 +18,6 @@ export class WebSocketHost {
     return this.connections.size;
   }
 
-  /** Whether a drain has begun (new upgrades are refused). */
-  get draining(): boolean {
-    return this.closing;
-  }
-
   /**
    * An accepted upgrade's socket: makes the connection, runs the handler, and closes with 1000 when
    * it returns or 1011 when it throws (logged with the request id). Returns the connection, which the
