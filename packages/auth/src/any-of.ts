@@ -10,15 +10,21 @@ export function anyOf(...wrappers: AuthWrapper[]): AuthWrapper {
   if (wrappers.length === 0) throw new TypeError('anyOf() takes at least one auth function');
   const schemes = wrappers.map((wrapper) => {
     if (!wrapper?.scheme) throw new TypeError('anyOf() takes jwtRequired(…), apiKeyRequired(…), basicAuthRequired(…) or anyOf(…)');
+    if (wrapper.scheme.optional)
+      throw new TypeError('anyOf() takes required schemes: write optional(anyOf(…)) to let requests without credentials in');
     return wrapper.scheme;
   });
+  const presence = schemes.map((scheme) => scheme.present?.bind(scheme));
   const challenge = [...new Set(schemes.map((scheme) => scheme.challenge))].join(', ');
   return authWrapper(
     {
       challenge,
       security: schemes.flatMap((scheme) => scheme.security),
       forbids: schemes.some((scheme) => scheme.forbids),
-      async authenticate(request: Request): Promise<AuthInfo> {
+      ...(presence.every((present) => present !== undefined)
+        ? { present: (request: Request) => presence.some((present) => present!(request)) }
+        : {}),
+      async authenticate(request: Request): Promise<AuthInfo | undefined> {
         let refusedPermission: ForbiddenError | undefined;
         for (const scheme of schemes) {
           try {

@@ -9,11 +9,19 @@ import {
   same,
   type SchemeNameOption,
   unauthorized,
+  type VerifiedCaller,
+  verified,
 } from './scheme.js';
 
 export interface BasicAuthOptions extends SchemeNameOption {
-  /** User names and their passwords. */
-  credentials: Record<string, string>;
+  /** User names and their passwords (or `verify` instead). */
+  credentials?: Record<string, string> | undefined;
+  /**
+   * Checks a user name and password against a store instead of `credentials`: resolves to the caller
+   * (`scheme` defaults to `basic`, `subject` to the user name), or `null` for 401. Comparing in
+   * constant time is then the store's job.
+   */
+  verify?: ((user: string, password: string, request: Request) => VerifiedCaller | null | Promise<VerifiedCaller | null>) | undefined;
   /** `realm` of the challenge; default `api`. */
   realm?: string | undefined;
 }
@@ -25,27 +33,39 @@ export interface BasicAuthOptions extends SchemeNameOption {
  * the user name.
  */
 export function basicAuthRequired(options: BasicAuthOptions): AuthWrapper {
-  if (!options?.credentials || typeof options.credentials !== 'object') {
-    throw new TypeError('basicAuthRequired: give credentials: { [user]: password }');
+  const verify = options?.verify;
+  if (verify !== undefined) {
+    if (typeof verify !== 'function')
+      throw new TypeError('basicAuthRequired: verify must be a function (user, password, request) => caller | null');
+    if (options.credentials !== undefined) throw new TypeError('basicAuthRequired: give credentials or verify, not both');
+  } else if (!options?.credentials || typeof options.credentials !== 'object') {
+    throw new TypeError('basicAuthRequired: give credentials: { [user]: password }, or verify: (user, password, request) => caller | null');
   }
   const realm = options.realm ?? 'api';
   const challenge = `Basic realm=${quoted(realm)}, charset="UTF-8"`;
-  const pairs = Object.entries(options.credentials).map(([user, password]) => {
+  const pairs = Object.entries(options.credentials ?? {}).map(([user, password]) => {
     if (user.includes(':')) throw new TypeError(`basicAuthRequired: a user name cannot contain ":" (${JSON.stringify(user)})`);
     return { user, userDigest: digest(user), passwordDigest: digest(password) };
   });
-  if (pairs.length === 0) throw new TypeError('basicAuthRequired: credentials is empty, so no request could pass');
+  if (verify === undefined && pairs.length === 0) throw new TypeError('basicAuthRequired: credentials is empty, so no request could pass');
 
   return authWrapper(
     {
       challenge,
       security: [[requirement('basicAuth', { type: 'http', scheme: 'basic' }, options.schemeName)]],
+      present: (request) => authorization(request, 'Basic') !== undefined,
       async authenticate(request: Request): Promise<AuthInfo> {
         const encoded = authorization(request, 'Basic');
         if (encoded === undefined) throw unauthorized('Credentials are required (HTTP Basic)', challenge);
         const decoded = /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) ? decodeBase64(encoded) : '';
         const colon = decoded.indexOf(':');
         if (colon === -1) throw unauthorized('Malformed Basic credentials', challenge);
+        if (verify !== undefined) {
+          const user = decoded.slice(0, colon);
+          const caller = verified(await verify(user, decoded.slice(colon + 1), request), 'basic', user, 'basicAuthRequired');
+          if (caller === undefined) throw unauthorized('Invalid user name or password', challenge);
+          return caller;
+        }
         const userDigest = digest(decoded.slice(0, colon));
         const passwordDigest = digest(decoded.slice(colon + 1));
         let found: string | undefined;

@@ -1,6 +1,6 @@
 import type { KeyObject, webcrypto } from 'node:crypto';
 import type { AuthInfo, Request } from '@fnapi/core';
-import { builtin } from '@fnapi/core/extend';
+import { builtin, markCredentialQueryParam, type SecurityRequirement } from '@fnapi/core/extend';
 import {
   createRemoteJWKSet,
   errors,
@@ -12,7 +12,19 @@ import {
   jwtVerify,
   SignJWT,
 } from 'jose';
-import { type AuthWrapper, authorization, authWrapper, quoted, requirement, type SchemeNameOption, unauthorized } from './scheme.js';
+import {
+  type AuthWrapper,
+  authorization,
+  authWrapper,
+  cookieCredential,
+  forbidden,
+  nameSuffix,
+  queryCredential,
+  quoted,
+  requirement,
+  type SchemeNameOption,
+  unauthorized,
+} from './scheme.js';
 
 // node:crypto's name, not the DOM global: declarations must compile with @types/node alone.
 type CryptoKey = webcrypto.CryptoKey;
@@ -35,6 +47,34 @@ export interface JwtOptions extends SchemeNameOption {
   clockTolerance?: number | undefined;
   /** `realm` of the `WWW-Authenticate` challenge; default `api`. */
   realm?: string | undefined;
+  /**
+   * Scopes the token must carry (all of them), in its `scope` claim (space-separated) or `scp` (an
+   * array or a space-separated string); a valid token without one is 403 `insufficient_scope`.
+   */
+  scopes?: readonly string[] | undefined;
+  /**
+   * Documents the scheme as OAuth2's password flow: Swagger UI's Authorize form then asks for a user
+   * name and password and gets the token from `tokenUrl` (the app's own token endpoint, which reads
+   * `form(passwordForm)`). `scopes` names and describes the scopes the form offers.
+   */
+  oauth2?: OAuth2PasswordFlow | undefined;
+  /** A cookie that may carry the token too (a browser session); the `Authorization` header wins when both do. */
+  cookie?: string | undefined;
+  /**
+   * A query parameter that may carry the token too, for WebSocket upgrades from browsers (which cannot
+   * set headers). Off by default; fnapi's logs redact its value.
+   */
+  queryParam?: string | undefined;
+}
+
+/** OAuth2's password flow (RFC 6749 §4.3) as the OpenAPI document describes it. */
+export interface OAuth2PasswordFlow {
+  /** Where the token is requested, e.g. `/token`: relative URLs are resolved against the document's server. */
+  tokenUrl: string;
+  /** The scopes a token can carry, each with its description. */
+  scopes?: Record<string, string> | undefined;
+  /** Where a token is refreshed, if the app does. */
+  refreshUrl?: string | undefined;
 }
 
 const HMAC = /^HS(256|384|512)$/;
@@ -55,6 +95,44 @@ function checkOptions(options: JwtOptions, what: string): void {
   if (options.jwksUrl !== undefined && HMAC.test(algorithm)) {
     throw new TypeError(`${what}: a JWKS holds public keys; ${algorithm} needs a secret`);
   }
+}
+
+/** The scopes, OAuth2 flow and extra token places of `jwtRequired`, checked when it is called. */
+function checkTokenOptions(options: JwtOptions): void {
+  const { scopes, oauth2, cookie, queryParam } = options;
+  if (scopes !== undefined && (!Array.isArray(scopes) || scopes.some((scope) => typeof scope !== 'string' || !SCOPE.test(scope)))) {
+    throw new TypeError('jwtRequired: scopes must be a list of scope names (no spaces or quotes)');
+  }
+  if (oauth2 !== undefined) {
+    if (oauth2 === null || typeof oauth2 !== 'object' || typeof oauth2.tokenUrl !== 'string' || oauth2.tokenUrl === '') {
+      throw new TypeError("jwtRequired: oauth2 takes { tokenUrl: '/token', scopes?: { [scope]: description } }");
+    }
+    const offered = oauth2.scopes ?? {};
+    const unknown = (scopes ?? []).filter((scope) => !Object.hasOwn(offered, scope));
+    if (unknown.length > 0) {
+      throw new TypeError(
+        `jwtRequired: scope ${unknown.map((scope) => JSON.stringify(scope)).join(', ')} is required but not among oauth2.scopes`,
+      );
+    }
+  }
+  for (const [what, name] of [
+    ['cookie', cookie],
+    ['queryParam', queryParam],
+  ] as const) {
+    if (name !== undefined && (typeof name !== 'string' || name === ''))
+      throw new TypeError(`jwtRequired: ${what} must be a non-empty name`);
+  }
+}
+
+/** A scope token (RFC 6749 §3.3): printable ASCII without space, `"` and `\`. */
+const SCOPE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+/** The token's scopes: its `scope` claim (space-separated), else `scp` (an array or a space-separated string); `[]` for none. */
+function tokenScopes(payload: JWTPayload): string[] {
+  const claim = payload.scope !== undefined ? payload.scope : payload.scp;
+  if (typeof claim === 'string') return claim.split(' ').filter((scope) => scope !== '');
+  if (Array.isArray(claim)) return claim.filter((scope): scope is string => typeof scope === 'string' && scope !== '');
+  return [];
 }
 
 /** An HMAC secret as bytes: jose takes them on every runtime. */
@@ -116,10 +194,14 @@ function isKeySourceFailure(error: unknown): boolean {
  */
 export function jwtRequired(options: JwtOptions): AuthWrapper {
   checkOptions(options, 'jwtRequired');
-  const { algorithm, issuer, audience, clockTolerance = 0 } = options;
+  checkTokenOptions(options);
+  const { algorithm, issuer, audience, clockTolerance = 0, cookie, queryParam, oauth2 } = options;
+  const required = [...(options.scopes ?? [])];
   const realm = options.realm ?? 'api';
   const missing = `Bearer realm=${quoted(realm)}`;
   const invalid = `Bearer realm=${quoted(realm)}, error="invalid_token"`;
+  const insufficient = `Bearer realm=${quoted(realm)}, error="insufficient_scope", scope=${quoted(required.join(' '))}`;
+  if (queryParam !== undefined) markCredentialQueryParam(queryParam);
   let key: Promise<KeyObject | CryptoKey | Uint8Array> | JWTVerifyGetKey;
   if (options.jwksUrl !== undefined) key = remoteKeySet(options.jwksUrl);
   else if (options.secret !== undefined) key = Promise.resolve(secretKey(options.secret));
@@ -129,12 +211,45 @@ export function jwtRequired(options: JwtOptions): AuthWrapper {
   }
   const verifyOptions = { algorithms: [algorithm], issuer, audience, clockTolerance };
 
+  // The header's scheme (bearer, or OAuth2's password flow), and beside it each other place a token may
+  // come from, as alternatives; each requirement names the scopes. An explicit schemeName names the
+  // header's scheme; the others get it with their place appended.
+  const withScopes = (sec: SecurityRequirement): SecurityRequirement => (required.length > 0 ? { ...sec, scopes: required } : sec);
+  const chosen = (place: string) => (options.schemeName === undefined ? undefined : `${options.schemeName}${place}`);
+  const security: SecurityRequirement[][] = [
+    [
+      withScopes(
+        oauth2 === undefined
+          ? requirement('bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, options.schemeName)
+          : requirement('oauth2Password', { type: 'oauth2', flows: { password: passwordFlow(oauth2) } }, options.schemeName),
+      ),
+    ],
+  ];
+  if (cookie !== undefined) {
+    security.push([
+      withScopes(requirement(`jwtCookie_${nameSuffix(cookie)}`, { type: 'apiKey', in: 'cookie', name: cookie }, chosen('Cookie'))),
+    ]);
+  }
+  if (queryParam !== undefined) {
+    security.push([
+      withScopes(requirement(`jwtQuery_${nameSuffix(queryParam)}`, { type: 'apiKey', in: 'query', name: queryParam }, chosen('Query'))),
+    ]);
+  }
+
+  /** The token the request carries: the `Authorization` header's, else the cookie's, else the query parameter's. */
+  const given = (request: Request): string | undefined =>
+    authorization(request, 'Bearer') ??
+    (cookie === undefined ? undefined : cookieCredential(request, cookie)) ??
+    (queryParam === undefined ? undefined : queryCredential(request, queryParam));
+
   return authWrapper(
     {
       challenge: missing,
-      security: [[requirement('bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, options.schemeName)]],
+      security,
+      forbids: required.length > 0,
+      present: (request) => given(request) !== undefined,
       async authenticate(request: Request): Promise<AuthInfo> {
-        const token = authorization(request, 'Bearer');
+        const token = given(request);
         if (token === undefined) throw unauthorized('A bearer token is required', missing);
         let payload: JWTPayload;
         try {
@@ -148,15 +263,32 @@ export function jwtRequired(options: JwtOptions): AuthWrapper {
           }
           throw unauthorized(refusal(error), invalid);
         }
+        const scopes = tokenScopes(payload);
+        const lacking = required.filter((scope) => !scopes.includes(scope));
+        if (lacking.length > 0) {
+          const refusal = forbidden('The token lacks a required scope', { missing: lacking });
+          refusal.headers = { 'www-authenticate': insufficient };
+          throw refusal;
+        }
         return {
           scheme: 'bearer',
           subject: typeof payload.sub === 'string' ? payload.sub : undefined,
           claims: payload as Record<string, unknown>,
+          scopes,
         };
       },
     },
     'jwtRequired',
   );
+}
+
+/** The Security Scheme Object's `flows.password`. */
+function passwordFlow(flow: OAuth2PasswordFlow): Record<string, unknown> {
+  return {
+    tokenUrl: flow.tokenUrl,
+    ...(flow.refreshUrl === undefined ? {} : { refreshUrl: flow.refreshUrl }),
+    scopes: { ...(flow.scopes ?? {}) },
+  };
 }
 
 export interface CreateTokenOptions {

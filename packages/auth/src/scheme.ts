@@ -15,7 +15,14 @@ export interface AuthScheme {
   readonly security: SecurityRequirement[][];
   /** Whether it can refuse a known caller for a missing permission (403); documented only then. */
   readonly forbids?: boolean;
-  authenticate(request: Request): Promise<AuthInfo>;
+  /**
+   * Whether the request carries a credential of this scheme at all, valid or not: `optional()` lets
+   * a request without one pass and checks one that has one.
+   */
+  present?(request: Request): boolean;
+  /** Set by `optional()`: `authenticate` resolves to `undefined` when no credential is present. */
+  readonly optional?: boolean;
+  authenticate(request: Request): Promise<AuthInfo | undefined>;
 }
 
 type AnyHandler = (input: any, ...rest: any[]) => unknown;
@@ -123,4 +130,33 @@ export function authorization(request: Request, scheme: string): string | undefi
   if (space === -1 || header.slice(0, space).toLowerCase() !== scheme.toLowerCase()) return undefined;
   const credential = header.slice(space + 1).trim();
   return credential === '' ? undefined : credential;
+}
+
+/** A cookie's value, if the request carries it non-empty. */
+export function cookieCredential(request: Request, name: string): string | undefined {
+  const value = request.cookies[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** A query parameter's value, if the request carries it non-empty. */
+export function queryCredential(request: Request, name: string): string | undefined {
+  const value = request.queryParams.get(name);
+  return value === null || value === '' ? undefined : value;
+}
+
+/** What a `verify` callback resolves to for an accepted caller: an `AuthInfo` whose `scheme` may be left out. */
+export type VerifiedCaller = Omit<AuthInfo, 'scheme'> & { scheme?: string };
+
+/**
+ * What a `verify` callback resolved to, as the request's caller: `null`/`undefined` is a refusal;
+ * `scheme` defaults to the auth function's own, `subject` to `fallbackSubject`.
+ */
+export function verified(result: unknown, scheme: string, fallbackSubject: string | undefined, what: string): AuthInfo | undefined {
+  if (result === null || result === undefined) return undefined;
+  if (typeof result !== 'object')
+    throw new TypeError(`${what}: verify must resolve to an object (the caller) or null, got ${typeof result}`);
+  const given = result as Partial<AuthInfo>;
+  const info: AuthInfo = { ...given, scheme: given.scheme ?? scheme };
+  if (info.subject === undefined && fallbackSubject !== undefined) info.subject = fallbackSubject;
+  return info;
 }

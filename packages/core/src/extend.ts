@@ -30,7 +30,13 @@ export { problemDetails, statusOf, type HTTPErrorOptions } from './http/errors.j
 export { problemResponse } from './http/response.js';
 export { RequestHeaders, ResponseHeaders } from './http/headers.js';
 export { isTextContentType, reasonPhrase, statusHasBody } from './http/facts.js';
-export { CREDENTIAL_FIELDS, CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMS } from './http/credentials.js';
+export {
+  CREDENTIAL_FIELDS,
+  CREDENTIAL_HEADERS,
+  CREDENTIAL_QUERY_PARAMS,
+  isCredentialQueryParam,
+  markCredentialQueryParam,
+} from './http/credentials.js';
 export type { ClientInfo } from './http/request.js';
 export { addressKey, normalizeAddress } from './platform/address.js';
 export { defaultLogger, roundMs, silentLogger } from './platform/logger.js';

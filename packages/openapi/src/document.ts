@@ -345,9 +345,12 @@ class DocumentBuilder {
         ...(op.stream.names ? { names: op.stream.names } : {}),
       });
     }
-    const requirements = (op.securityAlternatives?.length ? op.securityAlternatives : [[]])
-      .map((alternative) => [...(op.security ?? []), ...alternative])
-      .filter((alternative) => alternative.length > 0);
+    // An empty alternative beside others is an optional guard's "or none" (`{}` in the document).
+    const combined = (op.securityAlternatives?.length ? op.securityAlternatives : [[]]).map((alternative) => [
+      ...(op.security ?? []),
+      ...alternative,
+    ]);
+    const requirements = combined.some((alternative) => alternative.length > 0) ? combined : [];
 
     const route: RouteConfig = {
       method: method as RouteConfig['method'],

@@ -1,5 +1,5 @@
 import type { API, Request, Response } from '@fnapi/core';
-import { CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMS, isTextContentType, type PluginMetadata, roundMs } from '@fnapi/core/extend';
+import { CREDENTIAL_HEADERS, isCredentialQueryParam, isTextContentType, type PluginMetadata, roundMs } from '@fnapi/core/extend';
 import { pino, type DestinationStream, type Level, type Logger } from 'pino';
 import { Plugin } from './plugin.js';
 
@@ -80,7 +80,9 @@ export class LoggingPlugin extends Plugin {
     const format = options.logFormat ?? 'json';
     this.format = format.toLowerCase() === 'json' ? 'json' : { template: format.toLowerCase() === 'text' ? DEFAULT_TEXT_FORMAT : format };
     this.redacted = new Set([...CREDENTIAL_HEADERS, ...(options.redactHeaders ?? []).map((h) => h.toLowerCase())]);
-    this.redactedQuery = new Set([...CREDENTIAL_QUERY_PARAMS, ...(options.redactQueryParams ?? []).map((q) => q.toLowerCase())]);
+    // Beside these, core's list of credential parameters, read per request: an auth function's
+    // `queryParam` made after this plugin is redacted too.
+    this.redactedQuery = new Set((options.redactQueryParams ?? []).map((q) => q.toLowerCase()));
     this.maxBodyLength = options.maxBodyLength ?? 10_000;
 
     this.destinations = [];
@@ -172,7 +174,9 @@ export class LoggingPlugin extends Plugin {
 
   private redactQuery(params: URLSearchParams): string {
     const shown = new URLSearchParams();
-    for (const [name, value] of params) shown.append(name, this.redactedQuery.has(name.toLowerCase()) ? REDACTED : value);
+    for (const [name, value] of params) {
+      shown.append(name, this.redactedQuery.has(name.toLowerCase()) || isCredentialQueryParam(name) ? REDACTED : value);
+    }
     return shown.toString();
   }
 

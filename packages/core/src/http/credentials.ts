@@ -17,5 +17,22 @@ export const CREDENTIAL_QUERY_PARAMS: readonly string[] = [
   'sig',
 ];
 
+const markedQueryParams = new Set<string>();
+
+/**
+ * Marks a query parameter as carrying credentials for the rest of the process (an auth function's
+ * `queryParam`): every log that redacts the list above redacts it too.
+ */
+export function markCredentialQueryParam(name: string): void {
+  const lower = name.toLowerCase();
+  if (!CREDENTIAL_QUERY_PARAMS.includes(lower)) markedQueryParams.add(lower);
+}
+
+/** Whether a query parameter's value is a credential (the list above, or marked by an auth function); case-insensitive. */
+export function isCredentialQueryParam(name: string): boolean {
+  const lower = name.toLowerCase();
+  return CREDENTIAL_QUERY_PARAMS.includes(lower) || markedQueryParams.has(lower);
+}
+
 /** Field names in logged objects (bodies, options) whose values are credentials. */
 export const CREDENTIAL_FIELDS: readonly string[] = ['password', 'token', 'secret', 'apiKey', 'api_key'];

@@ -22,6 +22,8 @@ export interface AuthInfo {
   subject?: string;
   claims?: Record<string, unknown>;
   permissions?: readonly string[];
+  /** OAuth2 scopes the credential carries (a JWT's `scope` or `scp` claim; `[]` when it has none). */
+  scopes?: readonly string[];
 }
 
 export interface ClientInfo {
