@@ -30,8 +30,20 @@ interface User {
   hashed_password: string;
 }
 const users: Record<string, User> = {
-  johndoe: { username: 'johndoe', full_name: 'John Doe', email: 'johndoe@example.com', disabled: false, hashed_password: hashPassword('secret') },
-  alice: { username: 'alice', full_name: 'Alice Chains', email: 'alicechains@example.com', disabled: true, hashed_password: hashPassword('secret2') },
+  johndoe: {
+    username: 'johndoe',
+    full_name: 'John Doe',
+    email: 'johndoe@example.com',
+    disabled: false,
+    hashed_password: hashPassword('secret'),
+  },
+  alice: {
+    username: 'alice',
+    full_name: 'Alice Chains',
+    email: 'alicechains@example.com',
+    disabled: true,
+    hashed_password: hashPassword('secret2'),
+  },
 };
 
 const flow = { tokenUrl: '/token', scopes: { me: 'Read information about the current user.', items: 'Read items.' } };
@@ -61,12 +73,18 @@ describe('OAuth2 password flow with scopes (FastAPI security tutorial, OAuth2 sc
       if (!user || !verifyPassword(login.password, user.hashed_password)) throw new BadRequestError('Incorrect username or password');
       return { access_token: await token({ sub: user.username, scope: login.scope.join(' ') }), token_type: 'bearer' };
     });
-    app.get('/users/me/', readsMe((_input, request) => activeUser(request)));
+    app.get(
+      '/users/me/',
+      readsMe((_input, request) => activeUser(request)),
+    );
     app.get(
       '/users/me/items/',
       readsItems((_input, request) => [{ item_id: 'Foo', owner: activeUser(request).username }]),
     );
-    app.get('/status/', signedIn(() => ({ status: 'ok' })));
+    app.get(
+      '/status/',
+      signedIn(() => ({ status: 'ok' })),
+    );
     client = await TestClient.start(app);
   });
   afterAll(() => client?.close());

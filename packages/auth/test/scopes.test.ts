@@ -21,7 +21,10 @@ describe('scopes', () => {
     app.post('/orders', jwtRequired({ secret: SECRET, algorithm: 'HS256', scopes: ['orders:write'], realm: 'shop' })(scopesOf));
     app.get(
       '/either',
-      anyOf(jwtRequired({ secret: SECRET, algorithm: 'HS256', scopes: ['orders:read'] }), apiKeyRequired({ apiKeys: { k1: [] } }))(scopesOf),
+      anyOf(
+        jwtRequired({ secret: SECRET, algorithm: 'HS256', scopes: ['orders:read'] }),
+        apiKeyRequired({ apiKeys: { k1: [] } }),
+      )(scopesOf),
     );
     client = await TestClient.start(app);
   });
