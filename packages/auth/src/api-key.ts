@@ -7,6 +7,7 @@ import {
   digest,
   forbidden,
   nameSuffix,
+  placeRequirement,
   queryCredential,
   requirement,
   same,
@@ -71,13 +72,8 @@ export function apiKeyRequired(options: ApiKeyOptions): AuthWrapper {
     const headerName = header === 'X-API-Key' ? 'apiKeyHeader' : `apiKeyHeader_${nameSuffix(header)}`;
     security.push([requirement(headerName, { type: 'apiKey', in: 'header', name: header }, chosen('Header'))]);
   }
-  if (cookie !== undefined) {
-    security.push([requirement(`apiKeyCookie_${nameSuffix(cookie)}`, { type: 'apiKey', in: 'cookie', name: cookie }, chosen('Cookie'))]);
-  }
-  if (queryParam) {
-    const queryName = queryParam === 'api_key' ? 'apiKeyQuery' : `apiKeyQuery_${nameSuffix(queryParam)}`;
-    security.push([requirement(queryName, { type: 'apiKey', in: 'query', name: queryParam }, chosen('Query'))]);
-  }
+  if (cookie !== undefined) security.push([placeRequirement('cookie', cookie, chosen('Cookie'))]);
+  if (queryParam) security.push([placeRequirement('query', queryParam, chosen('Query'))]);
   const places = [
     header === undefined ? undefined : `the ${header} header`,
     cookie === undefined ? undefined : `the ${cookie} cookie`,

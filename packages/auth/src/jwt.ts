@@ -18,7 +18,7 @@ import {
   authWrapper,
   cookieCredential,
   forbidden,
-  nameSuffix,
+  placeRequirement,
   queryCredential,
   quoted,
   requirement,
@@ -225,16 +225,8 @@ export function jwtRequired(options: JwtOptions): AuthWrapper {
       ),
     ],
   ];
-  if (cookie !== undefined) {
-    security.push([
-      withScopes(requirement(`jwtCookie_${nameSuffix(cookie)}`, { type: 'apiKey', in: 'cookie', name: cookie }, chosen('Cookie'))),
-    ]);
-  }
-  if (queryParam !== undefined) {
-    security.push([
-      withScopes(requirement(`jwtQuery_${nameSuffix(queryParam)}`, { type: 'apiKey', in: 'query', name: queryParam }, chosen('Query'))),
-    ]);
-  }
+  if (cookie !== undefined) security.push([withScopes(placeRequirement('cookie', cookie, chosen('Cookie')))]);
+  if (queryParam !== undefined) security.push([withScopes(placeRequirement('query', queryParam, chosen('Query')))]);
 
   /** The token the request carries: the `Authorization` header's, else the cookie's, else the query parameter's. */
   const given = (request: Request): string | undefined =>

@@ -53,6 +53,16 @@ export function requirement(defaultName: string, scheme: Record<string, unknown>
   return chosen === undefined ? { name: defaultName, scheme } : { name: chosen, scheme, explicit: true };
 }
 
+/**
+ * A credential in a cookie or a query parameter, documented as an `apiKey` scheme there. The default
+ * name depends only on the definition, so an API key and a JWT read from the same place share one entry.
+ */
+export function placeRequirement(place: 'cookie' | 'query', name: string, chosen: string | undefined): SecurityRequirement {
+  const defaultName =
+    place === 'cookie' ? `apiKeyCookie_${nameSuffix(name)}` : name === 'api_key' ? 'apiKeyQuery' : `apiKeyQuery_${nameSuffix(name)}`;
+  return requirement(defaultName, { type: 'apiKey', in: place, name }, chosen);
+}
+
 /** A component-name-safe form of a header or parameter name (`X-Service-Token` stays as is). */
 export function nameSuffix(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]/g, '_');

@@ -99,7 +99,7 @@ describe.skipIf(!available)('Swagger UI Authorize with OAuth2 password flow', ()
     await client?.close();
   });
 
-  it('signs in through the Authorize dialog at the app\'s token endpoint, then calls /me with the token', async () => {
+  it("signs in through the Authorize dialog at the app's token endpoint, then calls /me with the token", async () => {
     const page = await browser.newPage();
     const problems: string[] = [];
     const requests: string[] = [];

@@ -110,8 +110,8 @@ describe('JWTs in a cookie (a browser session)', () => {
 
   it('documents an apiKey scheme in the cookie beside the bearer one', async () => {
     const doc = (await client.get('/openapi.json')).json<Doc>();
-    expect(doc.paths['/me']!.get!.security).toEqual([{ bearerAuth: [] }, { jwtCookie_session: [] }]);
-    expect(doc.components.securitySchemes.jwtCookie_session).toEqual({ type: 'apiKey', in: 'cookie', name: 'session' });
+    expect(doc.paths['/me']!.get!.security).toEqual([{ bearerAuth: [] }, { apiKeyCookie_session: [] }]);
+    expect(doc.components.securitySchemes.apiKeyCookie_session).toEqual({ type: 'apiKey', in: 'cookie', name: 'session' });
     expect(doc.paths['/named']!.get!.security).toEqual([{ web: [] }, { webCookie: [] }]);
     expect(doc.components.securitySchemes.webCookie).toEqual({ type: 'apiKey', in: 'cookie', name: 'sid' });
   });

@@ -4,10 +4,10 @@
  * that validates against the official OpenAPI 3.1 schema, served at /openapi.json.
  */
 import { validate } from '@hyperjump/json-schema/openapi-3-1';
-import { API, body, cookie, header, query, type Request, StreamingResponse, z } from '@fnapi/core';
+import { API, body, cookie, form, header, query, type Request, StreamingResponse, z } from '@fnapi/core';
 import { TestClient } from '@fnapi/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anyOf, apiKeyRequired, basicAuthRequired, jwtRequired } from '../src/index.js';
+import { anyOf, apiKeyRequired, basicAuthRequired, jwtRequired, optional, passwordForm } from '../src/index.js';
 
 const SECRET = 'a-long-test-secret-of-at-least-32-bytes!';
 const KEYS = { 'key-1': ['read'] };
@@ -159,5 +159,57 @@ describe('scheme names chosen by the app', () => {
     expect(doc.components.securitySchemes.apiKeyHeader).toEqual({ type: 'http', scheme: 'basic' });
     expect(doc.components.securitySchemes.apiKeyHeader2).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
     expect(doc.paths['/first']!.get!.security).toEqual([{ apiKeyHeader2: [] }]);
+  });
+});
+
+describe('the security chapter in the document', () => {
+  const who = (_input: unknown, request: Request) => request.auth ?? null;
+  const flow = {
+    tokenUrl: '/token',
+    refreshUrl: '/token/refresh',
+    scopes: { 'orders:read': 'Read orders', 'orders:write': 'Place orders' },
+  };
+  const jwt = { secret: SECRET, algorithm: 'HS256' } as const;
+
+  function securityApp(): API {
+    const app = new API({ title: 'Security', version: '1.0.0', logger: false });
+    app.post('/token', { params: { login: form(passwordForm) } }, ({ login }) => ({ access_token: login.username, token_type: 'bearer' }));
+    app.get('/orders', jwtRequired({ ...jwt, oauth2: flow, scopes: ['orders:read'] })(who));
+    app.post('/orders', jwtRequired({ ...jwt, oauth2: flow, scopes: ['orders:read', 'orders:write'], cookie: 'session' })(who));
+    app.get('/scoped', jwtRequired({ ...jwt, scopes: ['a'] })(who));
+    app.get('/socket-ticket', jwtRequired({ ...jwt, queryParam: 'access_token' })(who));
+    app.get('/maybe', optional(jwtRequired({ ...jwt, cookie: 'session' }))(who));
+    app.get('/key/cookie', apiKeyRequired({ cookie: 'session', verify: () => null })(who));
+    app.get('/key/both', apiKeyRequired({ cookie: 'session', header: 'X-Key', apiKeys: KEYS, schemeName: 'partnerKey' })(who));
+    app.get('/basic/store', optional(basicAuthRequired({ verify: () => null }))(who));
+    return app;
+  }
+
+  it('is valid OpenAPI 3.1 with the password flow, cookie and query schemes and optional requirements', async () => {
+    const doc = securityApp().openapi() as unknown as Doc;
+    const output = await officialCheck(doc);
+    expect(output.valid ? [] : output.errors).toEqual([]);
+    expect(doc.components.securitySchemes).toEqual({
+      oauth2Password: { type: 'oauth2', flows: { password: flow } },
+      apiKeyCookie_session: { type: 'apiKey', in: 'cookie', name: 'session' },
+      bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      apiKeyQuery_access_token: { type: 'apiKey', in: 'query', name: 'access_token' },
+      partnerKey: { type: 'apiKey', in: 'header', name: 'X-Key' },
+      partnerKeyCookie: { type: 'apiKey', in: 'cookie', name: 'session' },
+      basicAuth: { type: 'http', scheme: 'basic' },
+    });
+    expect(doc.paths['/orders']!.get!.security).toEqual([{ oauth2Password: ['orders:read'] }]);
+    expect(doc.paths['/orders']!.post!.security).toEqual([
+      { oauth2Password: ['orders:read', 'orders:write'] },
+      { apiKeyCookie_session: ['orders:read', 'orders:write'] },
+    ]);
+    expect(doc.paths['/scoped']!.get!.security).toEqual([{ bearerAuth: ['a'] }]);
+    expect(doc.paths['/socket-ticket']!.get!.security).toEqual([{ bearerAuth: [] }, { apiKeyQuery_access_token: [] }]);
+    expect(doc.paths['/maybe']!.get!.security).toEqual([{ bearerAuth: [] }, { apiKeyCookie_session: [] }, {}]);
+    // A JWT and an API key read from the same cookie are defined alike: one entry for both.
+    expect(doc.paths['/key/cookie']!.get!.security).toEqual([{ apiKeyCookie_session: [] }]);
+    expect(doc.paths['/key/both']!.get!.security).toEqual([{ partnerKey: [] }, { partnerKeyCookie: [] }]);
+    expect(doc.paths['/basic/store']!.get!.security).toEqual([{ basicAuth: [] }, {}]);
+    expect(doc.paths['/token']!.post!.security).toEqual([]);
   });
 });

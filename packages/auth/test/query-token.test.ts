@@ -70,7 +70,7 @@ describe('a JWT in a query parameter', () => {
 
   it('the document lists it as an apiKey scheme in the query beside the bearer one', async () => {
     const doc = (await client.get('/openapi.json')).json<{ paths: Record<string, Record<string, { security: unknown }>> }>();
-    expect(doc.paths['/me']!.get!.security).toEqual([{ bearerAuth: [] }, { jwtQuery_ticket: [] }]);
+    expect(doc.paths['/me']!.get!.security).toEqual([{ bearerAuth: [] }, { apiKeyQuery_ticket: [] }]);
   });
 
   it('no log line carries a token or key given in the query', async () => {
