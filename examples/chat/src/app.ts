@@ -3,7 +3,6 @@
 import { createToken, jwtRequired } from '@fnapi/auth';
 import {
   API,
-  type CallNext,
   HTMLResponse,
   type Hub,
   type Logger,
@@ -29,21 +28,12 @@ export interface ChatOptions {
   instance?: string;
 }
 
-/**
- * Browsers cannot set headers on a WebSocket, so the page sends its token as `?token=`; this router
- * middleware turns it into the `Authorization` header `jwtRequired` reads, before the guard runs.
- */
-async function tokenFromQuery(request: Request, callNext: CallNext) {
-  const token = request.queryParams.get('token');
-  if (token && !request.headers.has('authorization')) request.headers.raw.authorization = `Bearer ${token}`;
-  return callNext(request);
-}
-
 export function createChat(options: ChatOptions): API {
   const { hub, secret } = options;
   const instance = options.instance ?? String(process.pid);
   const app = new API({ title: 'Chat', version: '1.0.0', logger: options.logger });
-  const guard = jwtRequired({ secret, algorithm: 'HS256' });
+  // Browsers cannot set headers on a WebSocket, so the page sends its token as `?token=` (never logged).
+  const guard = jwtRequired({ secret, algorithm: 'HS256', queryParam: 'token' });
 
   app.post(
     '/login',
@@ -54,7 +44,6 @@ export function createChat(options: ChatOptions): API {
   );
 
   const rooms = new Router({ prefix: '/rooms', tags: ['rooms'] });
-  rooms.addMiddleware(tokenFromQuery);
   rooms.ws(
     '/{room}',
     { params: { room: Room }, receive: Said, send: Line, summary: 'Talk in a room' },
