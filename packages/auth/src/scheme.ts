@@ -70,7 +70,9 @@ export function nameSuffix(name: string): string {
 
 export function authWrapper(scheme: AuthScheme, name: string): AuthWrapper {
   const guard = async (request: Request): Promise<void> => {
-    request.auth = await scheme.authenticate(request);
+    const auth = await scheme.authenticate(request);
+    // An optional scheme without a credential leaves what another guard found.
+    if (auth !== undefined) request.auth = auth;
   };
   const metadata: HandlerMetadata = {
     securityAlternatives: scheme.security,

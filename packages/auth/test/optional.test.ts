@@ -33,6 +33,8 @@ describe('optional(guard)', () => {
     app.get('/either/me', optional(anyOf(jwtRequired(jwt), basicAuthRequired({ credentials: { john: 'secret' } })))(me));
     app.get('/twice/me', optional(optional(jwtRequired(jwt)))(me));
     app.get('/required/me', jwtRequired(jwt)(me));
+    // Stacked: Basic required, a bearer token optional on top.
+    app.get('/stacked/me', optional(jwtRequired(jwt))(basicAuthRequired({ credentials: { john: 'secret' } })(me)));
     client = await TestClient.start(app);
   });
   afterAll(() => client?.close());
@@ -94,6 +96,18 @@ describe('optional(guard)', () => {
     const refused = await client.get('/either/me', { headers: { authorization: 'Bearer nope' } });
     expect(refused.status).toBe(401);
     expect(refused.headers['www-authenticate']).toContain('Basic realm="api"');
+  });
+
+  it('stacked on a required guard, an absent optional credential leaves the caller the other guard found', async () => {
+    expect((await client.get('/stacked/me', basic('john', 'secret'))).json()).toEqual({
+      scheme: 'basic',
+      subject: 'john',
+      permissions: null,
+    });
+    expect((await client.get('/stacked/me')).status).toBe(401);
+    const doc = (await client.get('/openapi.json')).json<{ paths: Record<string, Record<string, { security: unknown }>> }>();
+    // Both must hold: Basic, with or without the bearer token.
+    expect(doc.paths['/stacked/me']!.get!.security).toEqual([{ basicAuth: [], bearerAuth: [] }, { basicAuth: [] }]);
   });
 
   it('the document lists the scheme and an empty requirement beside it; a required guard has none', async () => {
