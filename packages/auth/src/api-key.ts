@@ -1,5 +1,5 @@
 import type { AuthInfo, Request } from '@fnapi/core';
-import { markCredentialQueryParam, type SecurityRequirement } from '@fnapi/core/extend';
+import { markCredentialHeader, markCredentialQueryParam, type SecurityRequirement } from '@fnapi/core/extend';
 import {
   type AuthWrapper,
   authWrapper,
@@ -27,7 +27,10 @@ export interface ApiKeyOptions extends SchemeNameOption {
   verify?: ((key: string, request: Request) => VerifiedCaller | null | Promise<VerifiedCaller | null>) | undefined;
   /** Permissions the key must carry (all of them); a valid key without one is 403. */
   permissions?: readonly string[] | undefined;
-  /** Header that carries the key; default `X-API-Key`, unless `cookie` is given (then no header unless named). */
+  /**
+   * Header that carries the key; default `X-API-Key`, unless `cookie` is given (then no header unless
+   * named). Any name joins core's credential headers, so fnapi's logs redact its value.
+   */
   header?: string | undefined;
   /** Cookie that carries the key (a browser session); read instead of a header, or beside `header` when both are given. */
   cookie?: string | undefined;
@@ -57,10 +60,13 @@ export function apiKeyRequired(options: ApiKeyOptions): AuthWrapper {
   const { cookie, queryParam } = options;
   if (cookie !== undefined && (typeof cookie !== 'string' || cookie === ''))
     throw new TypeError('apiKeyRequired: cookie must be a cookie name');
+  if (options.header !== undefined && (typeof options.header !== 'string' || options.header === ''))
+    throw new TypeError('apiKeyRequired: header must be a header name');
   const header = options.header ?? (cookie === undefined ? 'X-API-Key' : undefined);
   const required = options.permissions ?? [];
   const keys = Object.entries(options.apiKeys ?? {}).map(([key, permissions]) => ({ digest: digest(key), permissions: [...permissions] }));
   if (verify === undefined && keys.length === 0) throw new TypeError('apiKeyRequired: apiKeys is empty, so no request could pass');
+  if (header !== undefined) markCredentialHeader(header);
   if (queryParam) markCredentialQueryParam(queryParam);
 
   // Default names differ whenever definitions do: another header, cookie or parameter is part of the name.

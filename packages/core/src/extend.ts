@@ -34,7 +34,9 @@ export {
   CREDENTIAL_FIELDS,
   CREDENTIAL_HEADERS,
   CREDENTIAL_QUERY_PARAMS,
+  isCredentialHeader,
   isCredentialQueryParam,
+  markCredentialHeader,
   markCredentialQueryParam,
 } from './http/credentials.js';
 export type { ClientInfo } from './http/request.js';

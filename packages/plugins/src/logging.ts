@@ -1,5 +1,5 @@
 import type { API, Request, Response } from '@fnapi/core';
-import { CREDENTIAL_HEADERS, isCredentialQueryParam, isTextContentType, type PluginMetadata, roundMs } from '@fnapi/core/extend';
+import { isCredentialHeader, isCredentialQueryParam, isTextContentType, type PluginMetadata, roundMs } from '@fnapi/core/extend';
 import { pino, type DestinationStream, type Level, type Logger } from 'pino';
 import { Plugin } from './plugin.js';
 
@@ -79,9 +79,9 @@ export class LoggingPlugin extends Plugin {
     this.level = level;
     const format = options.logFormat ?? 'json';
     this.format = format.toLowerCase() === 'json' ? 'json' : { template: format.toLowerCase() === 'text' ? DEFAULT_TEXT_FORMAT : format };
-    this.redacted = new Set([...CREDENTIAL_HEADERS, ...(options.redactHeaders ?? []).map((h) => h.toLowerCase())]);
-    // Beside these, core's list of credential parameters, read per request: an auth function's
-    // `queryParam` made after this plugin is redacted too.
+    // Beside these, core's lists of credential headers and parameters, read per request: an auth
+    // function's `header` or `queryParam` made after this plugin is redacted too.
+    this.redacted = new Set((options.redactHeaders ?? []).map((h) => h.toLowerCase()));
     this.redactedQuery = new Set((options.redactQueryParams ?? []).map((q) => q.toLowerCase()));
     this.maxBodyLength = options.maxBodyLength ?? 10_000;
 
@@ -180,11 +180,15 @@ export class LoggingPlugin extends Plugin {
     return shown.toString();
   }
 
+  private redactsHeader(name: string): boolean {
+    return this.redacted.has(name) || isCredentialHeader(name);
+  }
+
   private redactRequestHeaders(request: Request): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [name, value] of request.headers) {
       const key = name.toLowerCase();
-      const shown = this.redacted.has(key) ? REDACTED : value;
+      const shown = this.redactsHeader(key) ? REDACTED : value;
       out[key] = out[key] === undefined ? shown : `${out[key]}, ${shown}`;
     }
     return out;
@@ -195,7 +199,7 @@ export class LoggingPlugin extends Plugin {
     if (headers === undefined) return {};
     const out: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(headers.toJSON())) {
-      out[name] = this.redacted.has(name) ? (Array.isArray(value) ? value.map(() => REDACTED) : REDACTED) : value;
+      out[name] = this.redactsHeader(name) ? (Array.isArray(value) ? value.map(() => REDACTED) : REDACTED) : value;
     }
     return out;
   }
