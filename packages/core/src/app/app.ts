@@ -13,7 +13,7 @@ import { checkStreamOptions } from '../serve/streams.js';
 import { pathParamNames, RouteTable } from '../serve/route-table.js';
 import type { AppRuntime } from '../serve/runtime.js';
 import type { ErrorPolicy, ValidationErrorFormat } from '../serve/funnel.js';
-import { drain } from '../http/deferred.js';
+import { drain, warnAbandoned } from '../http/deferred.js';
 import { handleFetch } from '../server/fetch.js';
 import { inject, type InjectOptions, type InjectResponse } from '../server/inject.js';
 import { runClusterPrimary, shouldRunCluster } from '../server/cluster.js';
@@ -266,7 +266,7 @@ export class API extends RouteGroup implements Servable {
       this.serving.to('stopping');
       // Work deferred by answered requests (`request.defer`) and work handed to `request.waitUntil`
       // with no platform to take it finish before anything closes, within one `shutdownTimeout`.
-      await drain(this[RUNTIME], this.limits.shutdownTimeout);
+      warnAbandoned(this.logger, await drain(this[RUNTIME], this.limits.shutdownTimeout));
       for (const callback of [...this.shutdownCallbacks].reverse()) {
         try {
           await callback();
