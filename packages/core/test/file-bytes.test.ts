@@ -210,7 +210,7 @@ describe('FileResponse.fromRoot', () => {
     expect(reply.body).toBe('the guide');
     expect(reply.headers['content-disposition']).toBe('attachment; filename="guide.txt"');
     expect(reply.headers['content-length']).toBe('9');
-    expect(reply.headers['etag']).toMatch(/^"/);
+    expect(reply.headers.etag).toMatch(/^"/);
     expect((await client.get('/doc/readme.txt')).body).toBe('read me');
     // A symlink that stays inside the root is followed.
     expect((await client.get('/doc/inside-link.txt')).body).toBe('read me');

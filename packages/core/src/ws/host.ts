@@ -27,6 +27,7 @@ export class WebSocketHost {
   start(upgrade: WebSocketUpgrade, wire: WireSocket): WebSocketConnection {
     const { settings, request } = upgrade;
     const connection = new WebSocketConnection(wire, settings, request);
+    connection.protocol = upgrade.protocol;
     this.connections.add(connection);
     if (settings.heartbeat > 0 && wire.ping !== undefined) this.beat(settings.heartbeat, connection);
     if (this.closing) connection.close(1001, 'Server shutting down');

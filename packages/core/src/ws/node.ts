@@ -56,7 +56,15 @@ export function nodeUpgrades(app: Runtime, isDraining: () => boolean): NodeUpgra
   const serverFor = (ws: WSModule, maxPayload: number): WS.WebSocketServer => {
     let server = servers.get(maxPayload);
     if (server === undefined) {
-      server = new ws.WebSocketServer({ noServer: true, maxPayload, perMessageDeflate: false, clientTracking: false });
+      // `handleProtocols`: `ws` would echo the client's first offer; the endpoint's choice (already
+      // made, or the request refused) is in the 101's own headers.
+      server = new ws.WebSocketServer({
+        noServer: true,
+        maxPayload,
+        perMessageDeflate: false,
+        clientTracking: false,
+        handleProtocols: () => false,
+      });
       server.on('headers', (headers: string[]) => {
         if (extraHeaders !== undefined) headers.push(...extraHeaders);
       });
