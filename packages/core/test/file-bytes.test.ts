@@ -5,7 +5,7 @@
  * that shrinks closes the connection (logged at warn) instead of letting the next answer start inside
  * the announced body.
  */
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -236,6 +236,8 @@ describe('FileResponse.fromRoot', () => {
     ]) {
       const answer = await rawGet(port, target);
       expect(answer, target).toMatch(/^HTTP\/1\.1 404 /);
+      // Refused by fromRoot itself: the handler was reached with the raw segments.
+      expect(answer, target).toContain('File not found');
       expect(answer, target).not.toContain('the secret');
       expect(answer, target).not.toContain('root:');
     }
@@ -275,6 +277,49 @@ describe('FileResponse.fromRoot', () => {
     expect(reply.body).toBe('contact');
     expect(reply.headers['content-disposition']).toBe('inline; filename="security.txt"');
     expect((await rawGet(port, '/dot/.well-known/../../secret.txt')).startsWith('HTTP/1.1 404 ')).toBe(true);
+  });
+
+  it('never reads a symlink swapped in after the check: 404 before the answer, a cut connection after it', async () => {
+    const swapDir = join(root, 'swap');
+    mkdirSync(swapDir, { recursive: true });
+    const target = join(swapDir, 'report.txt');
+    const swapIn = () => {
+      // What an attacker with write access under the root does: the checked file replaced by a link out.
+      renameSync(target, join(swapDir, 'old.txt'));
+      symlinkSync(outside, target);
+    };
+    const app = new API({ logger: false });
+    app.get('/before', async () => {
+      const response = await FileResponse.fromRoot(root, 'swap/report.txt');
+      swapIn();
+      return response;
+    });
+    app.addMiddleware(async (request, callNext) => {
+      const response = await callNext(request);
+      if (request.path === '/after') swapIn();
+      return response;
+    });
+    app.get('/after', () => FileResponse.fromRoot(root, 'swap/report.txt'));
+    const server = await TestClient.start(app);
+    try {
+      const serverPort = Number(new URL(server.url).port);
+      for (const path of ['/before', '/after']) {
+        rmSync(target, { force: true });
+        rmSync(join(swapDir, 'old.txt'), { force: true });
+        writeFileSync(target, 'the report');
+        const { text, closedByServer } = await exchange(serverPort, `GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+        expect(text, path).not.toContain('the secret');
+        if (path === '/before') expect(text).toMatch(/^HTTP\/1\.1 404 /);
+        // After the head was sent: no byte of the body, and the connection closed.
+        else {
+          expect(text).toMatch(/^HTTP\/1\.1 200 /);
+          expect(text.slice(text.indexOf('\r\n\r\n') + 4)).toBe('');
+          expect(closedByServer).toBe(true);
+        }
+      }
+    } finally {
+      await server.close();
+    }
   });
 
   it('refuses an absolute path when called directly', async () => {

@@ -120,10 +120,13 @@ async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
   if (bytes.byteLength > 0) yield bytes;
 }
 
-/** A body that ended before the bytes its `Content-Length` announced: logged, then the connection is closed. */
-function shortBody(logger: Logger | undefined, what: Record<string, unknown>): StreamInterrupted {
+/**
+ * A body that cannot be what its head announced (it ended sooner, or its file was replaced): logged at
+ * `warn`, then the stream fails, so the connection is closed rather than reused.
+ */
+function shortBody(logger: Logger | undefined, what: Record<string, unknown>, message = 'file shorter than announced'): StreamInterrupted {
   const error = new Error(`the body ended after ${what.sent} of the ${what.announced} bytes announced`);
-  (logger ?? defaultLogger()).warn({ ...what, err: error }, 'file shorter than announced; closing the connection');
+  (logger ?? defaultLogger()).warn({ ...what, err: error }, `${message}; closing the connection`);
   return new StreamInterrupted(error);
 }
 
@@ -145,7 +148,7 @@ async function* readFile(
     if (identity !== undefined) {
       const opened = await handle.stat();
       if (opened.dev !== identity.dev || opened.ino !== identity.ino) {
-        throw shortBody(logger, { path, sent: 0, announced: length, reason: 'the file was replaced after it was checked' });
+        throw shortBody(logger, { path, sent: 0, announced: length }, 'file replaced after it was checked');
       }
     }
     let position = start;
