@@ -16,6 +16,8 @@ interface Pending {
   idle: (() => void)[];
   /** What is running, with the request it came from and when it started: named if a drain abandons it. */
   running: Set<Work>;
+  /** What the server's drain abandoned (requests, sockets), named with the rest in the drain's one line. */
+  abandoned: Abandoned[];
 }
 
 /** The request a piece of work came from, as the drain's warning names it. */
@@ -112,7 +114,7 @@ export function keep(owner: object, work: Promise<unknown>, from?: WorkOrigin): 
 function counter(owner: object): Pending {
   let state = pending.get(owner);
   if (state === undefined) {
-    state = { count: 0, idle: [], running: new Set() };
+    state = { count: 0, idle: [], running: new Set(), abandoned: [] };
     pending.set(owner, state);
   }
   return state;
@@ -150,22 +152,31 @@ function runFrom(tasks: DeferredTask[], start: number, logger: () => Logger, fin
 /**
  * The app's drain: waits for the owner's work still running after its answers (deferred tasks and
  * kept `waitUntil` work, what starts meanwhile included), at most `timeoutMs`; resolves at once when
- * there is none, else with what was still running when the time limit ended it (for the warning
- * line). `app.shutdown()` (SIGTERM, a server's `close()`) runs it before the shutdown callbacks; an
+ * there is none, else with what was still running when the time limit ended it, after what the
+ * server's drain abandoned (`abandon`): the warning line's list. `app.shutdown()` (SIGTERM, a server's `close()`) runs it before the shutdown callbacks; an
  * adapter whose platform freezes after an invocation runs it before returning.
  */
 export async function drain(owner: object, timeoutMs: number): Promise<Abandoned[]> {
   const state = pending.get(owner);
-  if (state === undefined || state.count === 0) return [];
+  if (state === undefined) return [];
+  const left = state.abandoned.splice(0);
+  if (state.count === 0) return left;
   let timer: ReturnType<typeof setTimeout> | undefined;
   await new Promise<void>((resolve) => {
     state.idle.push(resolve);
     timer = setTimeout(resolve, timeoutMs);
   });
   clearTimeout(timer);
-  const left: Abandoned[] = [];
   for (const work of state.running) left.push(abandoned(work.kind, work.from ?? UNKNOWN, work.started));
   return left;
+}
+
+/**
+ * What a server's drain abandoned (requests, WebSocket handlers), handed to the owner's drain so that
+ * the one warning line names it with the deferred work still running.
+ */
+export function abandon(owner: object, what: Abandoned[]): void {
+  if (what.length > 0) counter(owner).abandoned.push(...what);
 }
 
 /** The origin of work handed over outside any request. */

@@ -7,7 +7,7 @@ import type { ClientInfo, Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 import type { Runtime } from '../serve/runtime-contract.js';
 import { afterAnswer, finish } from '../wire/answer.js';
-import { type Abandoned, abandoned, warnAbandoned } from '../http/deferred.js';
+import { type Abandoned, abandon, abandoned } from '../http/deferred.js';
 import { drainingReason } from '../http/interrupted.js';
 import { type NodeWriteOptions, writeNode } from '../wire/node-writer.js';
 import { refuse, splitTarget } from '../wire/refuse.js';
@@ -358,11 +358,12 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
           setTimeout(resolve, timeout).unref();
         });
       }
-      // Named in one line, never dropped silently: what the time limit ended while it still ran.
+      // Never dropped silently: what the time limit ended while it still ran is named in the drain's
+      // one warning line, with the deferred work `app.shutdown()` finds still running.
       const left: Abandoned[] = [];
       for (const [request, started] of inFlight) left.push(abandoned('request', request, started));
       left.push(...((await socketsClosed) ?? []));
-      warnAbandoned(app.logger, left);
+      abandon(app, left);
       server.closeAllConnections();
       await closed;
       await app.shutdown();
