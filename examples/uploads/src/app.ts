@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { API, FileResponse, file, form, z } from '@fnapi/core';
+import { API, binary, FileResponse, file, form, z } from '@fnapi/core';
 
 /** The files `/downloads/…` serves: `files/` beside `src/`. */
 const DOWNLOADS = fileURLToPath(new URL('../files', import.meta.url));
@@ -90,6 +90,7 @@ export function createApp(options: { logger?: false; uploadLimit?: number; downl
       description: 'A file under the downloads folder, with ETag, Last-Modified, 304 and Range.',
       tags: ['downloads'],
       params: { name: z.string().meta({ description: 'The path under the downloads folder' }) },
+      response: binary(['text/plain', 'application/octet-stream']),
       responses: { 404: 'No such file' },
     },
     function download({ name }) {
