@@ -71,13 +71,16 @@ describe('a drain whose time limit passes', () => {
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
     // Seconds: far more than the request needs; the drain ends as soon as it has finished.
     const app = new API({ logger, shutdownTimeout: 3000 });
+    let started = false;
     app.get('/brief', async () => {
+      started = true;
       await new Promise((resolve) => setTimeout(resolve, 100));
       return { ok: true };
     });
     const server = await app.run({ port: 0, handleSignals: false });
     const answer = fetch(`${server.url}/brief`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Closed while the request is in flight: the drain waits for it, and names nothing.
+    await expect.poll(() => started).toBe(true);
     await server.close();
     expect((await answer).status).toBe(200);
     expect(lines.filter((line) => line.level === 40)).toEqual([]);
