@@ -26,14 +26,19 @@ const SPILL = '\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nPWNED';
 
 /**
  * Sends `payload` (several requests, pipelined) on one connection and resolves with every byte
- * received, once the server closes the connection or `quietMs` pass without a byte.
+ * received, once the server closes the connection, `done(text)` holds, or `quietMs` pass without a byte.
  */
-function exchange(port: number, payload: string, quietMs = 600): Promise<{ text: string; closedByServer: boolean }> {
+function exchange(
+  port: number,
+  payload: string,
+  done: (text: string) => boolean = () => false,
+  quietMs = 2000,
+): Promise<{ text: string; closedByServer: boolean }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let text = '';
-    let timer = setTimeout(() => done(false), quietMs * 4);
-    const done = (closedByServer: boolean) => {
+    let timer = setTimeout(() => finish(false), quietMs * 2);
+    const finish = (closedByServer: boolean) => {
       clearTimeout(timer);
       socket.destroy();
       resolve({ text, closedByServer });
@@ -42,13 +47,17 @@ function exchange(port: number, payload: string, quietMs = 600): Promise<{ text:
     socket.on('data', (chunk: string) => {
       text += chunk;
       clearTimeout(timer);
-      timer = setTimeout(() => done(false), quietMs);
+      if (done(text)) finish(false);
+      else timer = setTimeout(() => finish(false), quietMs);
     });
-    socket.on('end', () => done(true));
+    socket.on('end', () => finish(true));
     socket.on('error', reject);
     socket.write(payload);
   });
 }
+
+/** The second answer has arrived whole. */
+const secondAnswered = (text: string) => text.endsWith('{"second":true}');
 
 const pipelined = (first: string) => `GET ${first} HTTP/1.1\r\nHost: localhost\r\n\r\nGET /second HTTP/1.1\r\nHost: localhost\r\n\r\n`;
 
@@ -91,7 +100,7 @@ describe('a file that changes while it is sent', () => {
 
   it('is cut at Content-Length when it grows: the queued request gets its own answer, nothing spills', async () => {
     writeFileSync(growing, ORIGINAL);
-    const { text } = await exchange(port, pipelined('/grow'));
+    const { text } = await exchange(port, pipelined('/grow'), secondAnswered);
     const first = firstAnswer(text);
     expect(first.head).toMatch(/^HTTP\/1\.1 200 OK/);
     expect(first.length).toBe(SIZE);
@@ -107,6 +116,7 @@ describe('a file that changes while it is sent', () => {
     const { text } = await exchange(
       port,
       `GET /grow-range HTTP/1.1\r\nHost: localhost\r\nRange: bytes=${SIZE - 10}-\r\n\r\nGET /second HTTP/1.1\r\nHost: localhost\r\n\r\n`,
+      secondAnswered,
     );
     const first = firstAnswer(text);
     expect(first.head).toMatch(/^HTTP\/1\.1 206/);
@@ -141,7 +151,7 @@ describe('a file that changes while it is sent', () => {
     const server = await TestClient.start(app);
     try {
       const serverPort = Number(new URL(server.url).port);
-      const long = await exchange(serverPort, pipelined('/long'));
+      const long = await exchange(serverPort, pipelined('/long'), secondAnswered);
       const first = firstAnswer(long.text);
       expect(first.body).toBe('0123456789');
       expect(first.rest).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
@@ -307,7 +317,9 @@ describe('FileResponse.fromRoot', () => {
         rmSync(target, { force: true });
         rmSync(join(swapDir, 'old.txt'), { force: true });
         writeFileSync(target, 'the report');
-        const { text, closedByServer } = await exchange(serverPort, `GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+        const { text, closedByServer } = await exchange(serverPort, `GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`, (got) =>
+          got.endsWith('"detail":"File not found"}'),
+        );
         expect(text, path).not.toContain('the secret');
         if (path === '/before') expect(text).toMatch(/^HTTP\/1\.1 404 /);
         // After the head was sent: no byte of the body, and the connection closed.
