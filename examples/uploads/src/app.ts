@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
-import { API, file, form, z } from '@fnapi/core';
+import { fileURLToPath } from 'node:url';
+import { API, binary, FileResponse, file, form, z } from '@fnapi/core';
+
+/** The files `/downloads/…` serves: `files/` beside `src/`. */
+const DOWNLOADS = fileURLToPath(new URL('../files', import.meta.url));
 
 const Stored = z.object({
   name: z.string().meta({ description: "The client's file name (untrusted: shown, never used as a path)" }),
@@ -13,7 +17,8 @@ const Stored = z.object({
  * streamed in, spooled to a temporary file past 1 MiB, and hashed as a stream here, so a large upload
  * never sits in memory.
  */
-export function createApp(options: { logger?: false; uploadLimit?: number } = {}): API {
+export function createApp(options: { logger?: false; uploadLimit?: number; downloads?: string } = {}): API {
+  const { downloads = DOWNLOADS, ...apiOptions } = options;
   const app = new API({
     title: 'fnapi uploads example',
     description: 'Multipart uploads: typed, validated by content, documented, streamed.',
@@ -21,8 +26,11 @@ export function createApp(options: { logger?: false; uploadLimit?: number } = {}
     servers: [{ url: '/', description: 'The server serving this document' }],
     contact: { name: 'fnapi maintainers', email: 'maintainers@example.com' },
     license: { name: 'MIT', identifier: 'MIT' },
-    tags: [{ name: 'uploads', description: 'Send files' }],
-    ...options,
+    tags: [
+      { name: 'uploads', description: 'Send files' },
+      { name: 'downloads', description: 'Fetch files' },
+    ],
+    ...apiOptions,
   });
 
   app.post(
@@ -69,6 +77,24 @@ export function createApp(options: { logger?: false; uploadLimit?: number } = {}
     },
     function subscribe({ subscription }) {
       return subscription;
+    },
+  );
+
+  // A path the client names is served through `FileResponse.fromRoot`, never `new FileResponse(join(root, name))`:
+  // `/downloads/..%2f..%2fsrc%2fapp.ts` and raw `..` segments, dotfiles, directories and symlinks leading
+  // out of the root all answer 404, and the file sent is the one that was checked.
+  app.get(
+    '/downloads/{name:path}',
+    {
+      summary: 'Download a file',
+      description: 'A file under the downloads folder, with ETag, Last-Modified, 304 and Range.',
+      tags: ['downloads'],
+      params: { name: z.string().meta({ description: 'The path under the downloads folder' }) },
+      response: binary(['text/plain', 'application/octet-stream']),
+      responses: { 404: 'No such file' },
+    },
+    function download({ name }) {
+      return FileResponse.fromRoot(downloads, name);
     },
   );
 

@@ -79,4 +79,23 @@ describe('examples/uploads', () => {
       'multipart/form-data',
     ]);
   });
+
+  it('GET /downloads/{name} serves files under the downloads folder, and nothing outside it', async () => {
+    const res = await client.get('/downloads/guides/welcome.txt');
+    expect(res.status).toBe(200);
+    expect(res.body).toBe('Welcome to the uploads example.\n');
+    expect(res.headers['content-disposition']).toBe('attachment; filename="welcome.txt"');
+    expect(res.headers['content-length']).toBe(String(res.body.length));
+    // The source of this app, one folder up, is never served however the path is spelled.
+    for (const path of [
+      '/downloads/..%2fsrc%2fapp.ts',
+      '/downloads/guides/..%2f..%2fpackage.json',
+      '/downloads/guides',
+      '/downloads/missing.txt',
+    ]) {
+      const refused = await client.get(path);
+      expect(refused.status, path).toBe(404);
+      expect(refused.body, path).not.toContain('createApp');
+    }
+  });
 });

@@ -236,3 +236,27 @@ describe.skipIf(!available)('RedisHub, subscribe then publish at once', () => {
     expect(await take(later, 1)).toEqual(['second']);
   });
 });
+
+describe.skipIf(!available)('RedisHub: ready means every later message arrives', () => {
+  it('subscribe, await ready, publish from another instance: 50 fresh instances, none missed', async () => {
+    const prefix = `test:hub:${randomUUID()}:`;
+    const publisher = hub(prefix);
+    let received = 0;
+    for (let round = 0; round < 50; round++) {
+      // A fresh instance each time: its subscriber connection is still being made when it subscribes.
+      const fresh = new RedisHub({ url: REDIS_URL, keyPrefix: prefix, logger: false });
+      try {
+        const subscription = fresh.subscribe<number>(`round-${round}`);
+        if (round % 2 === 0) await subscription.ready;
+        else await fresh.ready();
+        // Published by the other instance, which waits for nothing of this one's: only `ready` orders them.
+        await publisher.publish(`round-${round}`, round);
+        expect(await take(subscription, 1, 2000)).toEqual([round]);
+        received++;
+      } finally {
+        await fresh.close();
+      }
+    }
+    expect(received).toBe(50);
+  }, 60_000);
+});

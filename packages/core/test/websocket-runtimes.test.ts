@@ -87,6 +87,35 @@ for (const runtime of ['bun', 'deno'] as const) {
       expect(await closed).toBe(1007);
     });
 
+    it("chooses the endpoint's subprotocol, refuses unlisted offers with 400, never echoes one", async () => {
+      const base = server.url.replace('http', 'ws');
+      const chosen = new WebSocket(`${base}/proto`, ['chat.v1', 'chat.v2']);
+      const first = await new Promise<unknown>((resolve, reject) => {
+        chosen.once('message', (data) => resolve(JSON.parse(String(data))));
+        chosen.once('error', reject);
+      });
+      expect(chosen.protocol).toBe('chat.v2');
+      expect(first).toEqual({ protocol: 'chat.v2' });
+      chosen.close();
+      const none = await connect(`${base}/proto`);
+      await vi.waitUntil(() => none.messages.length >= 1, { timeout: 5000, interval: 10 });
+      expect(none.socket.protocol).toBe('');
+      expect(none.messages).toEqual([{ protocol: '' }]);
+      none.socket.close();
+      for (const [path, offer] of [
+        ['/proto', ['chat', 'superchat']],
+        ['/no-proto', ['chat', 'superchat']],
+      ] as const) {
+        const refused = await new Promise<number>((resolve, reject) => {
+          const socket = new WebSocket(`${base}${path}`, [...offer]);
+          socket.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+          socket.once('open', () => reject(new Error(`${path} opened with ${socket.protocol}`)));
+          socket.once('error', reject);
+        });
+        expect(refused, path).toBe(400);
+      }
+    });
+
     it('refuses before upgrading: 422 for a bad parameter, 426 for a plain request', async () => {
       const refused = await connect(`${server.url.replace('http', 'ws')}/echo/far-too-long-name`).catch((e: { status?: number }) => e);
       expect((refused as { status?: number }).status).toBe(422);

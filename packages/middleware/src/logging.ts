@@ -1,4 +1,4 @@
-import { type BodyChunk, type CallNext, type Logger, type Request, type Response, StreamingResponse } from '@fnapi/core';
+import { type BodyChunk, type CallNext, FileResponse, type Logger, type Request, type Response, StreamingResponse } from '@fnapi/core';
 import { defaultLogger, roundMs, statusOf, webSocketEnded } from '@fnapi/core/extend';
 import type { Level } from 'pino';
 import { Middleware } from './base.js';
@@ -34,6 +34,9 @@ export class LoggingMiddleware extends Middleware {
     let response: Response;
     try {
       response = await callNext(request);
+      // A file answered by a middleware inside this one is settled first (its 304, 206, 404 or 416),
+      // as the runtime would, so the line has its real status and the file keeps its framing.
+      if (response instanceof FileResponse && !response.prepared) response = await response.prepare(request);
     } catch (error) {
       this.write(request, statusOf(error), started, error);
       throw error;
@@ -53,7 +56,9 @@ export class LoggingMiddleware extends Middleware {
     const counted = new CountedStream((stream as AsyncIterable<BodyChunk>)[Symbol.asyncIterator](), (size, error) =>
       this.write(request, status, started, error, undefined, size),
     );
-    return new StreamingResponse(counted, {
+    // Observing never changes framing: the body's length, known in advance (a file, a sized stream), is
+    // still sent as `Content-Length`.
+    return new ObservedResponse(counted, response.streamLength(), {
       statusCode: status,
       headers: response.headersIfAny ?? {},
       mediaType: response.contentType(),
@@ -75,6 +80,21 @@ export class LoggingMiddleware extends Middleware {
     if (error !== undefined) line.err = error;
     if (extra !== undefined) Object.assign(line, extra);
     logger[this.level](line, extra === undefined ? 'request completed' : 'websocket closed');
+  }
+}
+
+/** A response's body stream as it was, with the length it announced. */
+class ObservedResponse extends StreamingResponse {
+  constructor(
+    source: AsyncIterable<BodyChunk>,
+    private readonly length: number | undefined,
+    options: ConstructorParameters<typeof StreamingResponse>[1],
+  ) {
+    super(source, options);
+  }
+
+  override streamLength(): number | undefined {
+    return this.length;
   }
 }
 

@@ -13,7 +13,7 @@ import { checkStreamOptions } from '../serve/streams.js';
 import { pathParamNames, RouteTable } from '../serve/route-table.js';
 import type { AppRuntime } from '../serve/runtime.js';
 import type { ErrorPolicy, ValidationErrorFormat } from '../serve/funnel.js';
-import { drain } from '../http/deferred.js';
+import { drain, warnAbandoned } from '../http/deferred.js';
 import { handleFetch } from '../server/fetch.js';
 import { inject, type InjectOptions, type InjectResponse } from '../server/inject.js';
 import { runClusterPrimary, shouldRunCluster } from '../server/cluster.js';
@@ -25,7 +25,7 @@ import { RUNTIME, type Runtime, type RuntimeLimits, type Servable } from '../ser
 import { DEFAULT_MAX_FILES, DEFAULT_UPLOAD_LIMIT } from '../uploads/limits.js';
 import { undocumentedSchemas } from '../document/schema-warnings.js';
 import { ServingState } from '../serve/serving-state.js';
-import { asyncapiBuiltins, describeWebSockets } from '../document/asyncapi.js';
+import { asyncapiBuiltins, describeWebSockets, withServers } from '../document/asyncapi.js';
 import { webSocketOf } from '../ws/endpoint.js';
 import { bunWebSocketHandler, type BunWebSocketHandler } from '../ws/fetch.js';
 
@@ -266,7 +266,7 @@ export class API extends RouteGroup implements Servable {
       this.serving.to('stopping');
       // Work deferred by answered requests (`request.defer`) and work handed to `request.waitUntil`
       // with no platform to take it finish before anything closes, within one `shutdownTimeout`.
-      await drain(this[RUNTIME], this.limits.shutdownTimeout);
+      warnAbandoned(this.logger, await drain(this[RUNTIME], this.limits.shutdownTimeout));
       for (const callback of [...this.shutdownCallbacks].reverse()) {
         try {
           await callback();
@@ -313,10 +313,14 @@ export class API extends RouteGroup implements Servable {
     return bunWebSocketHandler(this[RUNTIME]);
   }
 
-  /** The AsyncAPI 3.0 document of the WebSocket endpoints. */
-  asyncapi(): Record<string, unknown> {
+  /**
+   * The AsyncAPI 3.0 document of the WebSocket endpoints; its `servers` are the API's `servers` (a
+   * relative one on `origin`), else `origin` (`/asyncapi.json` passes the request's).
+   */
+  asyncapi(origin?: string): Record<string, unknown> {
     this.compiled();
-    return (this.asyncapiDocument ??= describeWebSockets(this.documentSettings(), this.registry.values()));
+    const document = (this.asyncapiDocument ??= describeWebSockets(this.documentSettings(), this.registry.values()));
+    return withServers(document, this.options.servers, origin);
   }
 
   /** Runs one request through the whole stack without a socket. */
@@ -345,7 +349,7 @@ export class API extends RouteGroup implements Servable {
       endpoints: this.registry.values(),
       builtins: [
         ...docsBuiltins(this.documentSettings(), () => this.openapi()),
-        ...asyncapiBuiltins(this.options.asyncapiUrl, this.hasWebSockets, () => this.asyncapi()),
+        ...asyncapiBuiltins(this.options.asyncapiUrl, this.hasWebSockets, (origin) => this.asyncapi(origin)),
       ],
       middleware: [...this.middleware],
       policy: this.errorPolicy,

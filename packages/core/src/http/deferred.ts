@@ -14,6 +14,67 @@ export const DEFERRED: unique symbol = Symbol('fnapi.deferred');
 interface Pending {
   count: number;
   idle: (() => void)[];
+  /** What is running, with the request it came from and when it started: named if a drain abandons it. */
+  running: Set<Work>;
+  /** What the server's drain abandoned (requests, sockets), named with the rest in the drain's one line. */
+  abandoned: Abandoned[];
+}
+
+/** The request a piece of work came from, as the drain's warning names it. */
+export interface WorkOrigin {
+  readonly method: string;
+  readonly path: string;
+  readonly route?: string | undefined;
+  readonly id: string;
+}
+
+interface Work {
+  kind: 'deferred' | 'waitUntil';
+  from: WorkOrigin | undefined;
+  started: number;
+}
+
+/** One thing a drain's time limit ended while it was still running. */
+export interface Abandoned {
+  kind: 'request' | 'websocket' | 'deferred' | 'waitUntil';
+  method: string;
+  path: string;
+  route: string | undefined;
+  reqId: string;
+  /** How long it had been running, in seconds. */
+  running: number;
+}
+
+/** What a drain abandons, described from the request it belongs to. */
+export function abandoned(kind: Abandoned['kind'], from: WorkOrigin, started: number): Abandoned {
+  return {
+    kind,
+    method: from.method,
+    path: from.path,
+    route: from.route,
+    reqId: from.id,
+    running: Math.round(performance.now() - started) / 1000,
+  };
+}
+
+/** Entries named in the warning's message; all of them are in its `abandoned` field (up to 100). */
+const NAMED = 10;
+
+/**
+ * The drain's warning line: what its time limit ended while still running (how many; each one's kind,
+ * method, path, route, request id and how long it had run), never dropped without a word.
+ */
+export function warnAbandoned(logger: Logger, what: Abandoned[]): void {
+  if (what.length === 0) return;
+  const named = what
+    .slice(0, NAMED)
+    .map((one) => `${one.kind} ${one.method} ${one.path} (${one.reqId}, ${one.running.toFixed(1)} s)`)
+    .join(', ');
+  const more = what.length > NAMED ? ` and ${what.length - NAMED} more` : '';
+  logger.warn(
+    { count: what.length, abandoned: what.slice(0, 100) },
+    `shutdown timeout passed: abandoning ${what.length} still running: ${named}${more}`,
+  );
 }
 const pending = new WeakMap<object, Pending>();
 
@@ -27,12 +88,14 @@ const later: (fn: () => void) => void =
  * rejects is logged and the next one runs. Counted under `owner` until done, for `drain`.
  * A task that returns no promise costs no promise.
  */
-export function runTasks(owner: object, tasks: DeferredTask[], logger: () => Logger): Promise<void> {
+export function runTasks(owner: object, tasks: DeferredTask[], logger: () => Logger, from?: WorkOrigin): Promise<void> {
   const counted = counter(owner);
+  const work: Work = { kind: 'deferred', from, started: performance.now() };
   counted.count++;
+  counted.running.add(work);
   return new Promise<void>((resolve) => {
     const finish = () => {
-      settled(counted);
+      settled(counted, work);
       resolve();
     };
     later(() => runFrom(tasks, 0, logger, finish));
@@ -40,22 +103,25 @@ export function runTasks(owner: object, tasks: DeferredTask[], logger: () => Log
 }
 
 /** Keeps `work` (which never rejects) counted under `owner` until it settles, so the owner's drain waits for it. */
-export function keep(owner: object, work: Promise<unknown>): void {
+export function keep(owner: object, work: Promise<unknown>, from?: WorkOrigin): void {
   const counted = counter(owner);
+  const entry: Work = { kind: 'waitUntil', from, started: performance.now() };
   counted.count++;
-  void work.finally(() => settled(counted));
+  counted.running.add(entry);
+  void work.finally(() => settled(counted, entry));
 }
 
 function counter(owner: object): Pending {
   let state = pending.get(owner);
   if (state === undefined) {
-    state = { count: 0, idle: [] };
+    state = { count: 0, idle: [], running: new Set(), abandoned: [] };
     pending.set(owner, state);
   }
   return state;
 }
 
-function settled(counted: Pending): void {
+function settled(counted: Pending, work: Work): void {
+  counted.running.delete(work);
   if (--counted.count === 0 && counted.idle.length > 0) for (const wake of counted.idle.splice(0)) wake();
 }
 
@@ -86,19 +152,35 @@ function runFrom(tasks: DeferredTask[], start: number, logger: () => Logger, fin
 /**
  * The app's drain: waits for the owner's work still running after its answers (deferred tasks and
  * kept `waitUntil` work, what starts meanwhile included), at most `timeoutMs`; resolves at once when
- * there is none. `app.shutdown()` (SIGTERM, a server's `close()`) runs it before the shutdown
- * callbacks; an adapter whose platform freezes after an invocation runs it before returning.
+ * there is none, else with what was still running when the time limit ended it, after what the
+ * server's drain abandoned (`abandon`): the warning line's list. `app.shutdown()` (SIGTERM, a server's `close()`) runs it before the shutdown callbacks; an
+ * adapter whose platform freezes after an invocation runs it before returning.
  */
-export async function drain(owner: object, timeoutMs: number): Promise<void> {
+export async function drain(owner: object, timeoutMs: number): Promise<Abandoned[]> {
   const state = pending.get(owner);
-  if (state === undefined || state.count === 0) return;
+  if (state === undefined) return [];
+  const left = state.abandoned.splice(0);
+  if (state.count === 0) return left;
   let timer: ReturnType<typeof setTimeout> | undefined;
   await new Promise<void>((resolve) => {
     state.idle.push(resolve);
     timer = setTimeout(resolve, timeoutMs);
   });
   clearTimeout(timer);
+  for (const work of state.running) left.push(abandoned(work.kind, work.from ?? UNKNOWN, work.started));
+  return left;
 }
+
+/**
+ * What a server's drain abandoned (requests, WebSocket handlers), handed to the owner's drain so that
+ * the one warning line names it with the deferred work still running.
+ */
+export function abandon(owner: object, what: Abandoned[]): void {
+  if (what.length > 0) counter(owner).abandoned.push(...what);
+}
+
+/** The origin of work handed over outside any request. */
+const UNKNOWN: WorkOrigin = { method: '-', path: '-', id: '-' };
 
 /** The request's method that starts its deferred tasks (a symbol: transports call it, apps do not). */
 export const RUN_DEFERRED: unique symbol = Symbol('fnapi.runDeferred');

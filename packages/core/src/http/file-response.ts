@@ -2,7 +2,9 @@ import { BYTES_TYPE } from './facts.js';
 import type { Request } from './request.js';
 import { type BodyChunk, Response, type ResponseOptions } from './response.js';
 import { HTTPError, NotFoundError } from './errors.js';
-import { builtin } from '../platform/platform.js';
+import { StreamInterrupted } from './interrupted.js';
+import { defaultLogger, type Logger } from '../platform/logger.js';
+import { builtin, utf8 } from '../platform/platform.js';
 
 /** What a `FileResponse` sends: a file's path, bytes, a `Blob` or a stream. */
 export type FileSource = string | Uint8Array | ArrayBuffer | Blob | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array | string>;
@@ -17,6 +19,20 @@ export interface FileResponseOptions extends Omit<ResponseOptions, 'mediaType'> 
   /** Bytes of a stream source, sent as `Content-Length` (other sources know their size). */
   size?: number;
 }
+
+export interface FileRootOptions extends FileResponseOptions {
+  /** `'allow'` serves a path with a segment starting with `.` (`.well-known/…`); default `'deny'`: 404. */
+  dotfiles?: 'allow' | 'deny';
+}
+
+/** Which file a path named when it was checked: the one whose bytes are sent, or none. */
+interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+/** Bytes read from a file per chunk. */
+const CHUNK = 64 * 1024;
 
 const TYPES: Record<string, string> = {
   pdf: 'application/pdf',
@@ -105,6 +121,80 @@ async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
 }
 
 /**
+ * A body that cannot be what its head announced (it ended sooner, or its file was replaced): logged at
+ * `warn`, then the stream fails, so the connection is closed rather than reused.
+ */
+function shortBody(logger: Logger | undefined, what: Record<string, unknown>, message = 'file shorter than announced'): StreamInterrupted {
+  const error = new Error(`the body ended after ${what.sent} of the ${what.announced} bytes announced`);
+  (logger ?? defaultLogger()).warn({ ...what, err: error }, `${message}; closing the connection`);
+  return new StreamInterrupted(error);
+}
+
+/**
+ * `length` bytes of a file from `start` (all of it when `length` is undefined), read from the file it
+ * opens: never a byte past `length` (a file that grew is cut there), and a file that ended sooner (it
+ * shrank) fails the stream, so the connection is closed rather than the next answer written inside the
+ * announced body. With `identity`, the opened file must be the one that was checked.
+ */
+async function* readFile(
+  path: string,
+  start: number,
+  length: number | undefined,
+  identity: FileIdentity | undefined,
+  logger: Logger | undefined,
+): AsyncIterable<Uint8Array> {
+  const handle = await builtin('node:fs').promises.open(path, 'r');
+  try {
+    if (identity !== undefined) {
+      const opened = await handle.stat();
+      if (opened.dev !== identity.dev || opened.ino !== identity.ino) {
+        throw shortBody(logger, { path, sent: 0, announced: length }, 'file replaced after it was checked');
+      }
+    }
+    let position = start;
+    let left = length ?? Number.POSITIVE_INFINITY;
+    while (left > 0) {
+      const buffer = new Uint8Array(Math.min(CHUNK, left));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.byteLength, position);
+      if (bytesRead === 0) break;
+      position += bytesRead;
+      left -= bytesRead;
+      yield bytesRead === buffer.byteLength ? buffer : buffer.subarray(0, bytesRead);
+    }
+    if (length !== undefined && left > 0) throw shortBody(logger, { path, sent: length - left, announced: length });
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A stream of known length sent exactly: cut at `length`, failed (the connection closed) when it ends sooner. */
+async function* exactly(
+  source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>,
+  length: number,
+  logger: Logger | undefined,
+): AsyncIterable<BodyChunk> {
+  let left = length;
+  if (left > 0) {
+    for await (const chunk of source as AsyncIterable<BodyChunk>) {
+      const bytes = typeof chunk === 'string' ? utf8(chunk) : chunk;
+      if (bytes.byteLength >= left) {
+        yield bytes.subarray(0, left);
+        left = 0;
+        break;
+      }
+      left -= bytes.byteLength;
+      yield bytes;
+    }
+  }
+  if (left > 0) throw shortBody(logger, { sent: length - left, announced: length });
+}
+
+/** The refusal of `fromRoot`: the same 404 whatever was wrong, so a probe learns nothing of the disk. */
+function notFound(): NotFoundError {
+  return new NotFoundError('File not found');
+}
+
+/**
  * A file download: from a path (streamed from disk, with `ETag`, `Last-Modified`, 304 on a
  * matching `If-None-Match`/`If-Modified-Since`, and one `Range` → 206 or 416), bytes, a `Blob` or a
  * stream, with `Content-Disposition` naming the file. node:fs is loaded only for a path.
@@ -116,6 +206,10 @@ export class FileResponse extends Response {
   private readonly size: number | undefined;
   private body: Body | undefined;
   private range: { start: number; end: number } | undefined;
+  /** The file `fromRoot` checked: the one opened must be it. */
+  private identity: FileIdentity | undefined;
+  /** The request's logger, for a body cut short. */
+  private logger: Logger | undefined;
   /** Settled against its request (`prepare`): the runtime prepares a file answer once, wherever it came from. */
   prepared = false;
 
@@ -129,6 +223,47 @@ export class FileResponse extends Response {
     this.inline = inline ?? false;
     this.size = size;
     if (!this.headers.has('content-disposition')) this.headers.set('content-disposition', contentDisposition(name, this.inline));
+  }
+
+  /**
+   * A file under `root` named by a request (`/files/{name:path}`): resolves to its `FileResponse`, or
+   * throws `NotFoundError` for a path that is absolute, holds a `..` segment, a NUL or a backslash, has
+   * a segment starting with `.` (unless `dotfiles: 'allow'`), is missing or a directory, or resolves —
+   * symlinks followed — outside `root`. The bytes sent come from the very file checked: one put in its
+   * place afterwards (a symlink swapped in) is never read.
+   */
+  static async fromRoot(root: string, relativePath: string, options: FileRootOptions = {}): Promise<FileResponse> {
+    const { dotfiles = 'deny', ...rest } = options;
+    const path = builtin('node:path');
+    const fs = builtin('node:fs').promises;
+    if (typeof relativePath !== 'string' || relativePath.includes('\0') || relativePath.includes('\\')) throw notFound();
+    if (relativePath.startsWith('/') || /^[A-Za-z]:/.test(relativePath) || path.isAbsolute(relativePath)) throw notFound();
+    const hidden = (segments: string[]) =>
+      segments.some((segment) => segment === '..' || (dotfiles !== 'allow' && segment.startsWith('.')));
+    const segments = relativePath.split('/');
+    if (hidden(segments)) throw notFound();
+    let base: string;
+    let real: string;
+    try {
+      base = await fs.realpath(path.resolve(root));
+      real = await fs.realpath(path.join(base, ...segments));
+    } catch {
+      throw notFound();
+    }
+    const inside = path.relative(base, real);
+    if (inside === '' || inside.startsWith(`..${path.sep}`) || inside === '..' || path.isAbsolute(inside)) throw notFound();
+    // What a symlink led to is held to the same rule as the path asked for (a link to `.env`).
+    if (hidden(inside.split(path.sep))) throw notFound();
+    let stat: import('node:fs').Stats;
+    try {
+      stat = await fs.stat(real);
+    } catch {
+      throw notFound();
+    }
+    if (!stat.isFile()) throw notFound();
+    const response = new FileResponse(real, { filename: segments[segments.length - 1], ...rest });
+    response.identity = { dev: stat.dev, ino: stat.ino };
+    return response;
   }
 
   override render(): null {
@@ -155,6 +290,7 @@ export class FileResponse extends Response {
   async prepare(request: Request): Promise<Response> {
     if (this.prepared) return this;
     this.prepared = true;
+    this.logger = request.logger;
     let etag: string | undefined;
     let modified: Date | undefined;
     if (typeof this.source === 'string') {
@@ -167,10 +303,17 @@ export class FileResponse extends Response {
         throw new NotFoundError('File not found');
       }
       if (!stat.isFile()) throw new NotFoundError('File not found');
+      const checked = this.identity;
+      if (checked !== undefined && (checked.dev !== stat.dev || checked.ino !== stat.ino)) throw new NotFoundError('File not found');
       const size = stat.size;
+      // The bytes of the file stated (not of one renamed into its place), exactly as many as announced.
+      const identity = { dev: stat.dev, ino: stat.ino };
       this.body = {
         size,
-        open: (range) => fs.createReadStream(path, range ?? {}) as AsyncIterable<Uint8Array>,
+        open: (range) =>
+          range === undefined
+            ? readFile(path, 0, size, identity, this.logger)
+            : readFile(path, range.start, range.end - range.start + 1, identity, this.logger),
       };
       etag = `"${size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
       modified = new Date(Math.floor(stat.mtimeMs / 1000) * 1000);
@@ -227,8 +370,7 @@ export class FileResponse extends Response {
     const source = this.source;
     if (typeof source === 'string') {
       // Not prepared yet (read before the runtime settled it): stream the path without the conditional answers.
-      const fs = builtin('node:fs');
-      return { size: undefined, open: (range) => fs.createReadStream(source, range ?? {}) as AsyncIterable<Uint8Array> };
+      return { size: undefined, open: () => readFile(source, 0, undefined, this.identity, this.logger) };
     }
     if (source instanceof Uint8Array || source instanceof ArrayBuffer) {
       const bytes = source instanceof ArrayBuffer ? new Uint8Array(source) : source;
@@ -240,6 +382,9 @@ export class FileResponse extends Response {
         open: (range) => (range ? source.slice(range.start, range.end + 1) : source).stream() as ReadableStream<BodyChunk>,
       };
     }
-    return { size: this.size, open: () => source as AsyncIterable<BodyChunk> | ReadableStream<BodyChunk> };
+    const size = this.size;
+    if (size === undefined) return { size, open: () => source as AsyncIterable<BodyChunk> | ReadableStream<BodyChunk> };
+    // The stream's own bytes may not match the `size` it was given: the announced length wins.
+    return { size, open: () => exactly(source as AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>, size, this.logger) };
   }
 }

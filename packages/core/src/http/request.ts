@@ -293,7 +293,7 @@ export class Request {
     });
     const platformWaitUntil = this._init.waitUntil;
     if (platformWaitUntil !== undefined) platformWaitUntil(work);
-    else keep(this[REQUEST_INTERNALS]?.owner ?? UNSERVED, work);
+    else keep(this[REQUEST_INTERNALS]?.owner ?? UNSERVED, work, this);
   }
 
   /** Aborted when the client goes away or the endpoint's timeout passes. */
@@ -409,7 +409,7 @@ export class Request {
   [RUN_DEFERRED](): Promise<void> | undefined {
     const tasks = this[DEFERRED];
     if (tasks === undefined) return undefined;
-    const work = runTasks(this[REQUEST_INTERNALS]?.owner ?? UNSERVED, tasks, () => this.logger);
+    const work = runTasks(this[REQUEST_INTERNALS]?.owner ?? UNSERVED, tasks, () => this.logger, this);
     this._init.waitUntil?.(work);
     return work;
   }

@@ -7,6 +7,7 @@ import type { ClientInfo, Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 import type { Runtime } from '../serve/runtime-contract.js';
 import { afterAnswer, finish } from '../wire/answer.js';
+import { type Abandoned, abandon, abandoned } from '../http/deferred.js';
 import { drainingReason } from '../http/interrupted.js';
 import { type NodeWriteOptions, writeNode } from '../wire/node-writer.js';
 import { refuse, splitTarget } from '../wire/refuse.js';
@@ -237,14 +238,15 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
   const keepOpen: NodeWriteOptions = { logger: context.logger, debug: context.debug };
   const closeAfter: NodeWriteOptions = { logger: context.logger, debug: context.debug, close: true };
   let draining = false;
-  let inFlight = 0;
+  /** Requests being served, with when each started: a drain waits for them, and names those it abandons. */
+  const inFlight = new Map<Request, number>();
   let drained: (() => void) | undefined;
   /** Requests whose answer is being streamed: a drain aborts them so their streams end at once. */
   const streaming = new Set<Request>();
 
-  const finished = () => {
-    inFlight--;
-    if (inFlight === 0 && drained) drained();
+  const finished = (request: Request) => {
+    inFlight.delete(request);
+    if (inFlight.size === 0 && drained) drained();
   };
 
   const write = (out: Serialized, parts: NodeParts) => {
@@ -253,14 +255,14 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     const streamed = writeNode(parts.res, out, close ? closeAfter : keepOpen);
     const request = parts.request;
     if (streamed === undefined) {
-      finished();
+      finished(request);
       afterAnswer(request);
       return;
     }
     streaming.add(request);
     void streamed.then(() => {
       streaming.delete(request);
-      finished();
+      finished(request);
       afterAnswer(request);
     });
   };
@@ -283,10 +285,10 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       refuseEarly(res, new BadRequestError('Malformed request target'));
       return;
     }
-    inFlight++;
     if (expectsContinue) parts.awaitingContinue = true;
     const request = requestFrom(parts);
     parts.request = request;
+    inFlight.set(request, performance.now());
     app.serve(request, respond, parts);
   };
 
@@ -349,14 +351,19 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       server.closeIdleConnections();
       for (const request of streaming) request.abort(drainingReason());
       const socketsClosed = upgrades?.drain(limits.shutdownTimeout);
-      if (inFlight > 0) {
+      if (inFlight.size > 0) {
         const timeout = limits.shutdownTimeout;
         await new Promise<void>((resolve) => {
           drained = resolve;
           setTimeout(resolve, timeout).unref();
         });
       }
-      await socketsClosed;
+      // Never dropped silently: what the time limit ended while it still ran is named in the drain's
+      // one warning line, with the deferred work `app.shutdown()` finds still running.
+      const left: Abandoned[] = [];
+      for (const [request, started] of inFlight) left.push(abandoned('request', request, started));
+      left.push(...((await socketsClosed) ?? []));
+      abandon(app, left);
       server.closeAllConnections();
       await closed;
       await app.shutdown();

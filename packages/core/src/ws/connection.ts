@@ -76,6 +76,8 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
   alive = true;
   /** Called once when the connection has ended (the host's bookkeeping). */
   onEnded: ((info: CloseInfo) => void) | undefined = undefined;
+  /** The subprotocol chosen at the handshake (the endpoint's `protocols`); `''` when none. */
+  protocol = '';
   private state: State = 'open';
   // Made on first use: an echo handler never asks for a signal or the `closed` promise.
   private abortController: AbortController | undefined = undefined;

@@ -1,6 +1,6 @@
 import type { InferInput, ParamsShape, Schema, SchemaInput, SchemaOutput } from '@fnapi/validation';
 import { annotateHandler, defineEndpoint, type EndpointDefinition, handlerMetadata } from '../serve/endpoint.js';
-import { ForbiddenError, HTTPError } from '../http/errors.js';
+import { BadRequestError, ForbiddenError, HTTPError } from '../http/errors.js';
 import type { Middleware } from '../serve/pipeline.js';
 import type { Request } from '../http/request.js';
 import { headerValueOf } from '../http/request-access.js';
@@ -32,6 +32,12 @@ export interface WebSocketOptions<
   heartbeat?: number;
   /** Largest accepted message in bytes; default 1 MiB (the connection closes with 1009 past it). */
   maxPayload?: number;
+  /**
+   * The subprotocols it speaks, in its order of preference: the first of them the client offers is
+   * chosen (`socket.protocol`); a client that offers only others is refused with 400 before the upgrade,
+   * one that offers none is accepted without one. Without it, any offer is refused.
+   */
+  protocols?: readonly string[];
   /** Default: the handler's name, else the route. */
   operationId?: string;
 }
@@ -54,6 +60,8 @@ export interface WebSocketSettings {
   heartbeat: number;
   maxPayload: number;
   origins: readonly string[];
+  /** The subprotocols spoken, in order of preference; empty for none. */
+  protocols: readonly string[];
   options: WebSocketOptions;
   handler: WebSocketHandler;
 }
@@ -93,16 +101,26 @@ export function defineWebSocket(options: WebSocketOptions & { route: string }, h
   const maxPayload = options.maxPayload ?? DEFAULT_MAX_PAYLOAD;
   if (!Number.isInteger(maxPayload) || maxPayload <= 0)
     throw new RangeError(`WebSocket endpoint ${options.route}: maxPayload is bytes > 0`);
+  const protocols = [...(options.protocols ?? [])];
+  for (const protocol of protocols) {
+    if (typeof protocol !== 'string' || !TOKEN.test(protocol))
+      throw new TypeError(
+        `WebSocket endpoint ${options.route}: subprotocol ${JSON.stringify(protocol)} is not a token (RFC 6455: visible ASCII, no separators)`,
+      );
+  }
+  if (new Set(protocols).size !== protocols.length)
+    throw new TypeError(`WebSocket endpoint ${options.route}: a subprotocol is listed twice`);
   const settings: WebSocketSettings = {
     receive: messageValidator(options.receive),
     send: messageValidator(options.send),
     heartbeat: heartbeat * 1000,
     maxPayload,
     origins: (options.wsOrigins ?? []).map(normalOrigin),
+    protocols,
     options,
     handler,
   };
-  const upgrade = (input: unknown, request: Request) => new WebSocketUpgrade(settings, input, request);
+  const upgrade = (input: unknown, request: Request) => new WebSocketUpgrade(settings, input, request, chooseProtocol(request, settings));
   annotateHandler(upgrade, { guards: [(request) => precheck(request, settings)] });
   const metadata = handlerMetadata(handler);
   if (metadata) annotateHandler(upgrade, metadata);
@@ -125,21 +143,66 @@ export function defineWebSocket(options: WebSocketOptions & { route: string }, h
   return definition;
 }
 
-/** 426 for a request that cannot become a WebSocket; 403 for a browser origin that is not allowed. */
+/** A subprotocol name: an HTTP token (RFC 6455 §4.1). */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** The subprotocols a handshake offers (`Sec-WebSocket-Protocol`, comma-separated, possibly repeated). */
+function offeredProtocols(request: Request): string[] {
+  const header = headerValueOf(request, 'sec-websocket-protocol');
+  if (header === undefined) return [];
+  return header
+    .split(',')
+    .map((protocol) => protocol.trim())
+    .filter((protocol) => protocol !== '');
+}
+
+/**
+ * The subprotocol of a handshake: the first of the endpoint's list (its order of preference) that the
+ * client offers; `''` when it offers none. An offer of only others is refused with 400 naming the
+ * accepted list: a browser drops a connection whose answer names none of its offers, and echoing one
+ * the endpoint never declared would promise what it does not speak.
+ */
+function chooseProtocol(request: Request, settings: WebSocketSettings): string {
+  const offered = offeredProtocols(request);
+  if (offered.length === 0) return '';
+  const chosen = settings.protocols.find((protocol) => offered.includes(protocol));
+  if (chosen !== undefined) return chosen;
+  const accepted = settings.protocols;
+  throw new BadRequestError(
+    accepted.length === 0
+      ? `This endpoint speaks no WebSocket subprotocol; offered ${offered.join(', ')}. Open it without Sec-WebSocket-Protocol`
+      : `None of the offered WebSocket subprotocols (${offered.join(', ')}) is spoken here; accepted: ${accepted.join(', ')}`,
+    { accepted: [...accepted], offered },
+  );
+}
+
+/**
+ * 426 for a request that cannot become a WebSocket; 403 for a browser origin that is not allowed; 400
+ * for an offer of subprotocols the endpoint does not speak.
+ */
 function precheck(request: Request, settings: WebSocketSettings): void {
   if (!upgradable.has(request) || request.method !== 'GET' || !asksForWebSocket(headerValueOf(request, 'upgrade'))) {
     throw new HTTPError(426, 'This endpoint speaks WebSocket: open it with a WebSocket handshake (Upgrade: websocket)', undefined, {
       headers: { upgrade: 'websocket' },
     });
   }
+  if (!originAllowed(request, settings)) {
+    throw new ForbiddenError(
+      `Origin ${JSON.stringify(headerValueOf(request, 'origin'))} may not open this WebSocket; list it in wsOrigins`,
+    );
+  }
+  chooseProtocol(request, settings);
+}
+
+/** A request without `Origin` (not a browser), from its own origin, or from one listed in `wsOrigins`. */
+function originAllowed(request: Request, settings: WebSocketSettings): boolean {
   const origin = headerValueOf(request, 'origin');
-  if (origin === undefined) return;
+  if (origin === undefined) return true;
   const normal = normalOrigin(origin);
-  if (normal === request.url.origin) return;
+  if (normal === request.url.origin) return true;
   const appOrigins = request[REQUEST_INTERNALS]?.wsOrigins ?? [];
-  if (settings.origins.includes(normal) || settings.origins.includes('*')) return;
-  if (appOrigins.some((allowed) => allowed === '*' || normalOrigin(allowed) === normal)) return;
-  throw new ForbiddenError(`Origin ${JSON.stringify(origin)} may not open this WebSocket; list it in wsOrigins`);
+  if (settings.origins.includes(normal) || settings.origins.includes('*')) return true;
+  return appOrigins.some((allowed) => allowed === '*' || normalOrigin(allowed) === normal);
 }
 
 function normalOrigin(origin: string): string {
@@ -176,8 +239,11 @@ export class WebSocketUpgrade extends Response {
     readonly settings: WebSocketSettings,
     readonly input: unknown,
     readonly request: Request,
+    /** The subprotocol chosen (`Sec-WebSocket-Protocol` of the 101), `''` for none. */
+    readonly protocol = '',
   ) {
     super(undefined, { statusCode: 101 });
+    if (protocol !== '') this.headers.set('sec-websocket-protocol', protocol);
   }
 
   /** Resolves when the connection has ended (or the upgrade was abandoned). */

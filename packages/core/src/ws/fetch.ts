@@ -146,6 +146,8 @@ export async function fetchUpgrade(app: Runtime, web: globalThis.Request, platfo
     const deno = (
       globalThis as unknown as { Deno: { upgradeWebSocket(r: globalThis.Request): { socket: WebSocket; response: globalThis.Response } } }
     ).Deno;
+    // The chosen subprotocol goes with the other headers: Deno's own `protocol` option reads the offer
+    // split at ", " only, and refuses one a client wrote as `a,b`.
     const { socket, response: answer } = deno.upgradeWebSocket(web);
     attachStandard(socket, host, response, false);
     for (const [name, value] of extra) {

@@ -1,3 +1,4 @@
+import { type Abandoned, abandoned } from '../http/deferred.js';
 import { firstReport } from '../http/errors.js';
 import { WebSocketConnection, type WireSocket } from './connection.js';
 import type { WebSocketUpgrade } from './endpoint.js';
@@ -8,8 +9,8 @@ import type { WebSocketUpgrade } from './endpoint.js';
  */
 export class WebSocketHost {
   private readonly connections = new Set<WebSocketConnection>();
-  /** Each connection's run (its handler, then its close); removed when both are over. */
-  private readonly running = new Map<WebSocketConnection, Promise<void>>();
+  /** Each connection's run (its handler, then its close) and its upgrade; removed when both are over. */
+  private readonly running = new Map<WebSocketConnection, { done: Promise<void>; upgrade: WebSocketUpgrade }>();
   private readonly beats = new Map<number, { timer: ReturnType<typeof setInterval>; members: Set<WebSocketConnection> }>();
   private closing = false;
 
@@ -26,11 +27,12 @@ export class WebSocketHost {
   start(upgrade: WebSocketUpgrade, wire: WireSocket): WebSocketConnection {
     const { settings, request } = upgrade;
     const connection = new WebSocketConnection(wire, settings, request);
+    connection.protocol = upgrade.protocol;
     this.connections.add(connection);
     if (settings.heartbeat > 0 && wire.ping !== undefined) this.beat(settings.heartbeat, connection);
     if (this.closing) connection.close(1001, 'Server shutting down');
     // `run` awaits before it ends, so the entry is set before it is deleted.
-    this.running.set(connection, this.run(upgrade, connection));
+    this.running.set(connection, { done: this.run(upgrade, connection), upgrade });
     return connection;
   }
 
@@ -60,15 +62,16 @@ export class WebSocketHost {
 
   /**
    * Closes every open connection with 1001 and waits for their handlers (and closing handshakes) to
-   * finish, at most `timeoutMs`; connections still open then are dropped.
+   * finish, at most `timeoutMs`; connections still open then are dropped. Resolves with the handlers
+   * still running when the time limit ended the wait (for the drain's warning line).
    */
-  async drain(timeoutMs: number): Promise<void> {
+  async drain(timeoutMs: number): Promise<Abandoned[]> {
     this.closing = true;
     for (const connection of this.connections) connection.close(1001, 'Server shutting down');
     if (this.running.size > 0) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
-        Promise.allSettled([...this.running.values()]),
+        Promise.allSettled([...this.running.values()].map((run) => run.done)),
         new Promise<void>((resolve) => {
           timer = setTimeout(resolve, timeoutMs);
         }),
@@ -76,6 +79,9 @@ export class WebSocketHost {
       clearTimeout(timer);
     }
     this.stopBeats();
+    const left: Abandoned[] = [];
+    for (const { upgrade } of this.running.values()) left.push(abandoned('websocket', upgrade.request, upgrade.startedAt));
+    return left;
   }
 
   /** Drops every connection at once (the server is closing for good). */

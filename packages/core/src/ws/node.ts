@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type * as WS from 'ws';
+import type { Abandoned } from '../http/deferred.js';
 import { BadRequestError } from '../http/errors.js';
 import type { RawHeaders } from '../http/headers.js';
 import { drainingReason } from '../http/interrupted.js';
@@ -30,7 +31,7 @@ function loadWs(): Promise<WSModule> {
 export interface NodeUpgrades {
   listener(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Closes open WebSockets with 1001 and waits for their handlers, at most `timeoutMs`; then drops the rest. */
-  drain(timeoutMs: number): Promise<void>;
+  drain(timeoutMs: number): Promise<Abandoned[]>;
   readonly host: WebSocketHost;
 }
 
@@ -55,7 +56,15 @@ export function nodeUpgrades(app: Runtime, isDraining: () => boolean): NodeUpgra
   const serverFor = (ws: WSModule, maxPayload: number): WS.WebSocketServer => {
     let server = servers.get(maxPayload);
     if (server === undefined) {
-      server = new ws.WebSocketServer({ noServer: true, maxPayload, perMessageDeflate: false, clientTracking: false });
+      // `handleProtocols`: `ws` would echo the client's first offer; the endpoint's choice (already
+      // made, or the request refused) is in the 101's own headers.
+      server = new ws.WebSocketServer({
+        noServer: true,
+        maxPayload,
+        perMessageDeflate: false,
+        clientTracking: false,
+        handleProtocols: () => false,
+      });
       server.on('headers', (headers: string[]) => {
         if (extraHeaders !== undefined) headers.push(...extraHeaders);
       });
@@ -138,8 +147,9 @@ export function nodeUpgrades(app: Runtime, isDraining: () => boolean): NodeUpgra
       serve(req, socket, head).catch((error: unknown) => writeRaw(socket, refuse(error, app)));
     },
     async drain(timeoutMs) {
-      await host.drain(timeoutMs);
+      const left = await host.drain(timeoutMs);
       for (const socket of sockets) socket.terminate();
+      return left;
     },
   };
 }

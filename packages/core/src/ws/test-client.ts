@@ -33,6 +33,8 @@ const DONE = Symbol('done');
  */
 export interface TestSocketConnection {
   readonly readyState: number;
+  /** The subprotocol the server chose; `''` for none. */
+  readonly protocol: string;
   send(data: string | Uint8Array, options: { binary: boolean }, callback: (error?: Error) => void): void;
   close(code?: number, reason?: string): void;
   terminate(): void;
@@ -81,6 +83,11 @@ export class TestWebSocket implements AsyncIterable<unknown> {
     } else if (value !== DONE) {
       this.queue.push(value);
     }
+  }
+
+  /** The subprotocol the server chose (`Sec-WebSocket-Protocol` of its answer); `''` for none. */
+  get protocol(): string {
+    return this.socket.protocol;
   }
 
   /** Sends a message: a string as text, bytes as binary, anything else as JSON text. Resolves once written. */

@@ -2,8 +2,8 @@
 // (`deno serve`, this module's default export) and workerd (the default export as a Workers module).
 // It imports @fnapi/core as users do; the test bundles it for each runtime.
 import { apiKeyRequired, basicAuthRequired, jwtRequired } from '@fnapi/auth';
-import { API, file, HTTPError, Response, Router, sseEvent, z } from '@fnapi/core';
-import { CacheMiddleware, CORSMiddleware, RateLimitMiddleware } from '@fnapi/middleware';
+import { API, FileResponse, file, HTTPError, type Logger, Response, Router, sseEvent, z } from '@fnapi/core';
+import { CacheMiddleware, CORSMiddleware, LoggingMiddleware, RateLimitMiddleware } from '@fnapi/middleware';
 import { JWT_SECRET } from './secret.js';
 
 const app = new API({
@@ -81,6 +81,14 @@ stored.addMiddleware(new RateLimitMiddleware({ limit: 1000, window: 60 }));
 stored.addMiddleware(new CacheMiddleware({ ttl: 60 }));
 stored.get('/bytes', () => new Response(Uint8Array.from([1, 2, 3, ++computed])));
 app.includeRouter(stored);
+
+// A download under LoggingMiddleware: observing never changes framing, so it keeps its Content-Length
+// (200, 206, HEAD) on every runtime. The lines go nowhere: only their being written matters.
+const quiet = { isLevelEnabled: () => true, info: () => {} } as unknown as Logger;
+const downloads = new Router({ prefix: '/download' });
+downloads.addMiddleware(new LoggingMiddleware({ logger: quiet }));
+downloads.get('/ten.txt', () => new FileResponse(new TextEncoder().encode('0123456789'), { filename: 'ten.txt' }));
+app.includeRouter(downloads);
 
 // Runtime-specific answers, checked per runtime rather than against Node's.
 app.get('/platform', (_input, request) => {
