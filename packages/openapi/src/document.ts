@@ -349,6 +349,8 @@ class DocumentBuilder {
       .map((alternative) => [...(op.security ?? []), ...alternative])
       .filter((alternative) => alternative.length > 0);
 
+    // The locations whose model refuses unknown keys: removing one of their parameters breaks old clients.
+    const strict = [...new Set(params.filter((p) => p.strict).map((p) => p.in))];
     const route: RouteConfig = {
       method: method as RouteConfig['method'],
       path: op.path,
@@ -358,6 +360,7 @@ class DocumentBuilder {
       ...(op.tags && op.tags.length > 0 ? { tags: [...op.tags] } : {}),
       ...(op.deprecated ? { deprecated: true } : {}),
       ...(Object.keys(request).length > 0 ? { request } : {}),
+      ...(strict.length > 0 ? { 'x-strict-parameters': strict } : {}),
       responses,
     };
 

@@ -50,13 +50,13 @@ function git(args: string[], cwd: string): string {
 function linkNodeModules(from: string, to: string, depth = 0): void {
   if (depth > 6) return;
   for (const entry of readdirSync(from, { withFileTypes: true })) {
-    if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
     const source = join(from, entry.name);
     const target = join(to, entry.name);
-    if (entry.name === 'node_modules') {
+    if (entry.name === 'node_modules' && (entry.isDirectory() || entry.isSymbolicLink())) {
       if (!existsSync(target)) symlinkSync(source, target, 'dir');
       continue;
     }
+    if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
     if (entry.name === 'dist' || !existsSync(target)) continue;
     linkNodeModules(source, target, depth + 1);
   }
