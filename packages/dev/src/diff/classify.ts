@@ -224,6 +224,8 @@ function describeTypes(types: Set<string> | undefined): string {
 /** A schema seen through `nullable` wrappers: the value's own schema, and whether null is allowed. */
 interface View {
   loc: Loc;
+  /** Where the value is written, around a `nullable` wrapper (where a change of nullability is reported). */
+  outer: Loc;
   schema: Json;
   nullable: boolean;
 }
@@ -231,9 +233,9 @@ interface View {
 function view(doc: Doc, loc: Loc): View {
   const resolved = doc.resolve(loc);
   const node = resolved.node;
-  if (node === true || node === undefined) return { loc: resolved, schema: {}, nullable: true };
-  if (node === false) return { loc: resolved, schema: { not: {} }, nullable: false };
-  if (!isObject(node)) return { loc: resolved, schema: {}, nullable: true };
+  if (node === true || node === undefined) return { loc: resolved, outer: resolved, schema: {}, nullable: true };
+  if (node === false) return { loc: resolved, outer: resolved, schema: { not: {} }, nullable: false };
+  if (!isObject(node)) return { loc: resolved, outer: resolved, schema: {}, nullable: true };
   let nullable = node.nullable === true || (Array.isArray(node.type) && node.type.includes('null')) || node.type === 'null';
   const values = valuesOf(node);
   if (values) nullable = values.includes(null);
@@ -249,12 +251,12 @@ function view(doc: Doc, loc: Loc): View {
     });
     if (kept.length === 1 && kept.length < branches.length && Object.keys(node).every((k) => ANNOTATIONS.has(k) || k === key)) {
       const inner = view(doc, child(resolved, key, kept[0]!));
-      return { ...inner, nullable: true };
+      return { ...inner, outer: resolved, nullable: true };
     }
     if (branches.length === 0 && !('type' in node)) nullable = true;
   }
   if (!('type' in node) && !values && !key && !('nullable' in node)) nullable = true;
-  return { loc: resolved, schema: node, nullable };
+  return { loc: resolved, outer: resolved, schema: node, nullable };
 }
 
 const ANNOTATIONS = new Set(['title', 'description', 'default', 'examples', 'example', 'deprecated', 'readOnly', 'writeOnly', '$comment']);
@@ -268,7 +270,8 @@ function propertiesOf(doc: Doc, v: View): { properties: Map<string, Loc>; requir
     const resolved = doc.resolve(loc);
     const node = resolved.node;
     if (!isObject(node) || depth > 16) return;
-    if (isObject(node.properties)) for (const name of Object.keys(node.properties)) properties.set(name, child(resolved, 'properties', name));
+    if (isObject(node.properties))
+      for (const name of Object.keys(node.properties)) properties.set(name, child(resolved, 'properties', name));
     if (Array.isArray(node.required)) for (const name of node.required) if (typeof name === 'string') required.add(name);
     if (node.additionalProperties === false || node.unevaluatedProperties === false) strict = true;
     if (Array.isArray(node.allOf)) node.allOf.forEach((_, i) => visit(child(resolved, 'allOf', i), depth + 1));
@@ -325,9 +328,16 @@ class SchemaDiff {
     if (!bv.schema.deprecated && hv.schema.deprecated === true) r.add('deprecation', 'deprecated', at, `${what} deprecated`);
 
     if (bv.nullable !== hv.nullable) {
-      if (request && !hv.nullable) r.add('breaking', 'request-type-narrowed', at, `${what} no longer accepts null`);
-      else if (!request && hv.nullable) r.add('breaking', 'response-made-nullable', at, `${what} made nullable`);
-      else r.add('info', hv.nullable ? 'nullable-added' : 'nullable-removed', at, `${what} ${hv.nullable ? 'accepts null' : 'no longer null'}`);
+      const where = hv.outer.ptr;
+      if (request && !hv.nullable) r.add('breaking', 'request-type-narrowed', where, `${what} no longer accepts null`);
+      else if (!request && hv.nullable) r.add('breaking', 'response-made-nullable', where, `${what} made nullable`);
+      else
+        r.add(
+          'info',
+          hv.nullable ? 'nullable-added' : 'nullable-removed',
+          where,
+          `${what} ${hv.nullable ? 'accepts null' : 'is no longer null'}`,
+        );
     }
 
     const bBranches = branchesOf(bv.schema);
@@ -360,7 +370,12 @@ class SchemaDiff {
     const hf = hv.schema.format;
     if (bf === hf) return;
     const at = hf !== undefined ? child(hv.loc, 'format').ptr : hv.loc.ptr;
-    const message = hf === undefined ? `${what} format ${show(bf)} removed` : bf === undefined ? `${what} format ${show(hf)} added` : `${what} format changed from ${show(bf)} to ${show(hf)}`;
+    const message =
+      hf === undefined
+        ? `${what} format ${show(bf)} removed`
+        : bf === undefined
+          ? `${what} format ${show(hf)} added`
+          : `${what} format changed from ${show(bf)} to ${show(hf)}`;
     if (this.direction === 'request' && hf !== undefined) this.report.add('breaking', 'request-format-changed', at, message);
     else this.report.add('info', 'format-changed', at, message);
   }
@@ -381,7 +396,8 @@ class SchemaDiff {
         this.report.add('info', 'enum-removed', hv.loc.ptr, `${what} no longer restricted to listed values`);
         return;
       }
-      for (const value of bs) if (!hs.has(value)) this.report.add('breaking', 'request-enum-value-removed', at, `${what} no longer accepts ${value}`);
+      for (const value of bs)
+        if (!hs.has(value)) this.report.add('breaking', 'request-enum-value-removed', at, `${what} no longer accepts ${value}`);
       for (const value of hs) if (!bs.has(value)) this.report.add('info', 'enum-value-added', at, `${what} accepts ${value}`);
       return;
     }
@@ -389,7 +405,12 @@ class SchemaDiff {
       for (const value of hs) if (!bs.has(value)) this.report.add('info', 'enum-value-added', at, `${what} may be ${value}`);
       for (const value of bs) if (!hs.has(value)) this.report.add('info', 'enum-value-removed', at, `${what} is no longer ${value}`);
     } else {
-      this.report.add('info', he ? 'enum-added' : 'enum-removed', he ? at : hv.loc.ptr, `${what} ${he ? `restricted to ${[...hs].join(', ')}` : 'no longer restricted to listed values'}`);
+      this.report.add(
+        'info',
+        he ? 'enum-added' : 'enum-removed',
+        he ? at : hv.loc.ptr,
+        `${what} ${he ? `restricted to ${[...hs].join(', ')}` : 'no longer restricted to listed values'}`,
+      );
     }
   }
 
@@ -407,12 +428,22 @@ class SchemaDiff {
     const [bl, hl] = [lower(b), lower(h)];
     if (show(bl) !== show(hl)) {
       const raised = hl !== undefined && (bl === undefined || hl[0] > bl[0] || (hl[0] === bl[0] && hl[1] && !bl[1]));
-      report(raised, 'request-min-raised', 'exclusiveMinimum' in h && !('minimum' in h) ? 'exclusiveMinimum' : 'minimum', `${what} minimum changed from ${showBound(bl)} to ${showBound(hl)}`);
+      report(
+        raised,
+        'request-min-raised',
+        hl?.[1] && typeof h.exclusiveMinimum === 'number' ? 'exclusiveMinimum' : 'minimum',
+        `${what} minimum changed from ${showBound(bl)} to ${showBound(hl)}`,
+      );
     }
     const [bu, hu] = [upper(b), upper(h)];
     if (show(bu) !== show(hu)) {
       const lowered = hu !== undefined && (bu === undefined || hu[0] < bu[0] || (hu[0] === bu[0] && hu[1] && !bu[1]));
-      report(lowered, 'request-max-lowered', 'exclusiveMaximum' in h && !('maximum' in h) ? 'exclusiveMaximum' : 'maximum', `${what} maximum changed from ${showBound(bu)} to ${showBound(hu)}`);
+      report(
+        lowered,
+        'request-max-lowered',
+        hu?.[1] && typeof h.exclusiveMaximum === 'number' ? 'exclusiveMaximum' : 'maximum',
+        `${what} maximum changed from ${showBound(bu)} to ${showBound(hu)}`,
+      );
     }
     for (const [keyword, kind] of [
       ['minLength', 'min'],
@@ -426,13 +457,28 @@ class SchemaDiff {
       const hn = typeof h[keyword] === 'number' ? (h[keyword] as number) : undefined;
       if (bn === hn) continue;
       const narrows = hn !== undefined && (bn === undefined || (kind === 'min' ? hn > bn : hn < bn));
-      report(narrows, kind === 'min' ? 'request-min-raised' : 'request-max-lowered', keyword, `${what} ${keyword} changed from ${bn ?? 'none'} to ${hn ?? 'none'}`);
+      report(
+        narrows,
+        kind === 'min' ? 'request-min-raised' : 'request-max-lowered',
+        keyword,
+        `${what} ${keyword} changed from ${bn ?? 'none'} to ${hn ?? 'none'}`,
+      );
     }
     if (b.pattern !== h.pattern) {
-      report(h.pattern !== undefined, 'request-pattern-added', 'pattern', `${what} pattern changed from ${show(b.pattern) ?? 'none'} to ${show(h.pattern) ?? 'none'}`);
+      report(
+        h.pattern !== undefined,
+        'request-pattern-added',
+        'pattern',
+        `${what} pattern changed from ${show(b.pattern) ?? 'none'} to ${show(h.pattern) ?? 'none'}`,
+      );
     }
     if (b.multipleOf !== h.multipleOf) {
-      report(h.multipleOf !== undefined, 'request-multiple-of-changed', 'multipleOf', `${what} multipleOf changed from ${b.multipleOf ?? 'none'} to ${h.multipleOf ?? 'none'}`);
+      report(
+        h.multipleOf !== undefined,
+        'request-multiple-of-changed',
+        'multipleOf',
+        `${what} multipleOf changed from ${b.multipleOf ?? 'none'} to ${h.multipleOf ?? 'none'}`,
+      );
     }
   }
 
@@ -450,15 +496,18 @@ class SchemaDiff {
       const hLoc = h.properties.get(name);
       if (!hLoc) {
         if (!request) r.add('breaking', 'response-field-removed', bLoc.ptr, `${label} removed`);
-        else if (h.strict) r.add('breaking', 'request-field-removed-strict', bLoc.ptr, `${label} removed, and the object refuses unknown keys`);
+        else if (h.strict)
+          r.add('breaking', 'request-field-removed-strict', bLoc.ptr, `${label} removed, and the object refuses unknown keys`);
         else r.add('info', 'request-field-removed', bLoc.ptr, `${label} removed (old clients still send it)`);
         continue;
       }
       const wasRequired = b.required.has(name);
       const isRequired = h.required.has(name);
       if (request && !wasRequired && isRequired) r.add('breaking', 'request-field-made-required', hLoc.ptr, `${label} made required`);
-      else if (!request && wasRequired && !isRequired) r.add('breaking', 'response-field-made-optional', hLoc.ptr, `${label} made optional`);
-      else if (wasRequired !== isRequired) r.add('info', 'required-changed', hLoc.ptr, `${label} made ${isRequired ? 'required' : 'optional'}`);
+      else if (!request && wasRequired && !isRequired)
+        r.add('breaking', 'response-field-made-optional', hLoc.ptr, `${label} made optional`);
+      else if (wasRequired !== isRequired)
+        r.add('info', 'required-changed', hLoc.ptr, `${label} made ${isRequired ? 'required' : 'optional'}`);
       this.compare(bLoc, hLoc, below(name));
     }
     for (const [name, hLoc] of h.properties) {
@@ -538,7 +587,13 @@ class SchemaDiff {
     const request = this.direction === 'request';
     for (const i of freeB) {
       const loc = bb[i]!;
-      if (request) this.report.add('breaking', 'request-alternative-removed', loc.ptr, `${what} no longer accepts the alternative ${identity(loc, this.base)}`);
+      if (request)
+        this.report.add(
+          'breaking',
+          'request-alternative-removed',
+          loc.ptr,
+          `${what} no longer accepts the alternative ${identity(loc, this.base)}`,
+        );
       else this.report.add('info', 'alternative-removed', loc.ptr, `${what} no longer answers the alternative ${identity(loc, this.base)}`);
     }
     for (const j of freeH) {
@@ -585,7 +640,8 @@ function parametersOf(doc: Doc, operation: Operation): Map<string, Parameter> {
       if (!isObject(loc.node)) return;
       const name = String(loc.node.name);
       const where = String(loc.node.in);
-      const key = where === 'path' ? `path#${pathNames.indexOf(name)}` : where === 'header' ? `header ${name.toLowerCase()}` : `${where} ${name}`;
+      const key =
+        where === 'path' ? `path#${pathNames.indexOf(name)}` : where === 'header' ? `header ${name.toLowerCase()}` : `${where} ${name}`;
       out.set(key, { key, name, in: where, loc, node: loc.node });
     });
   }
@@ -611,7 +667,10 @@ function securityOf(doc: Doc, operation: Operation): { loc: Loc; alternatives: R
   const alternatives = list.map((requirement) =>
     Object.fromEntries(Object.entries(requirement).map(([name, scopes]) => [name, Array.isArray(scopes) ? scopes.map(String) : []])),
   );
-  return { loc: Array.isArray(own.node) ? own : Array.isArray(doc.root.security) ? loc : own, alternatives: alternatives.length ? alternatives : [{}] };
+  return {
+    loc: Array.isArray(own.node) ? own : Array.isArray(doc.root.security) ? loc : own,
+    alternatives: alternatives.length ? alternatives : [{}],
+  };
 }
 
 /** Whether meeting requirement `met` also meets `needed` (every scheme of it, with every scope). */
@@ -628,16 +687,28 @@ function compareOperation(base: Doc, head: Doc, b: Operation, h: Operation, repo
   const ho = h.loc.node as Json;
 
   // Deprecation.
-  if (!bo.deprecated && ho.deprecated === true) report.add('deprecation', 'operation-deprecated', child(h.loc, 'deprecated').ptr, 'operation deprecated');
-  else if (bo.deprecated === true && !ho.deprecated) report.add('info', 'operation-undeprecated', h.loc.ptr, 'operation no longer deprecated');
+  if (!bo.deprecated && ho.deprecated === true)
+    report.add('deprecation', 'operation-deprecated', child(h.loc, 'deprecated').ptr, 'operation deprecated');
+  else if (bo.deprecated === true && !ho.deprecated)
+    report.add('info', 'operation-undeprecated', h.loc.ptr, 'operation no longer deprecated');
   const [bs, hs] = [sunsetOf(b.loc), sunsetOf(h.loc)];
   if (hs !== undefined && bs !== hs) {
-    report.add('deprecation', 'operation-sunset', child(h.loc, 'x-sunset').ptr, bs === undefined ? `sunset set to ${hs}` : `sunset moved from ${bs} to ${hs}`);
+    report.add(
+      'deprecation',
+      'operation-sunset',
+      child(h.loc, 'x-sunset').ptr,
+      bs === undefined ? `sunset set to ${hs}` : `sunset moved from ${bs} to ${hs}`,
+    );
   } else if (bs !== undefined && hs === undefined) {
     report.add('info', 'operation-sunset-removed', h.loc.ptr, `sunset ${bs} removed`);
   }
   if (bo.operationId !== ho.operationId && bo.operationId !== undefined) {
-    report.add('info', 'operation-id-changed', child(h.loc, 'operationId').ptr, `operationId changed from ${show(bo.operationId)} to ${show(ho.operationId)}`);
+    report.add(
+      'info',
+      'operation-id-changed',
+      child(h.loc, 'operationId').ptr,
+      `operationId changed from ${show(bo.operationId)} to ${show(ho.operationId)}`,
+    );
   }
 
   // Security.
@@ -651,7 +722,13 @@ function compareOperation(base: Doc, head: Doc, b: Operation, h: Operation, repo
     if (sameSchemes) {
       for (const [name, scopes] of Object.entries(sameSchemes)) {
         for (const scope of scopes) {
-          if (!met[name]!.includes(scope)) report.add('breaking', 'security-scope-added', hsec.loc.ptr, `scope ${show(scope)} added to security requirement ${show(name)}`);
+          if (!met[name]!.includes(scope))
+            report.add(
+              'breaking',
+              'security-scope-added',
+              hsec.loc.ptr,
+              `scope ${show(scope)} added to security requirement ${show(name)}`,
+            );
         }
       }
     } else {
@@ -671,14 +748,23 @@ function compareOperation(base: Doc, head: Doc, b: Operation, h: Operation, repo
     const q = hp.get(key);
     const label = `${p.in} parameter \`${p.name}\``;
     if (!q) {
-      if (strict.has(p.in)) report.add('breaking', 'request-parameter-removed-strict', p.loc.ptr, `${label} removed, and the operation refuses unknown ${p.in} keys`);
+      if (strict.has(p.in))
+        report.add(
+          'breaking',
+          'request-parameter-removed-strict',
+          p.loc.ptr,
+          `${label} removed, and the operation refuses unknown ${p.in} keys`,
+        );
       else report.add('info', 'request-parameter-removed', p.loc.ptr, `${label} removed (old clients still send it, and it is ignored)`);
       continue;
     }
     const qlabel = `${q.in} parameter \`${q.name}\``;
-    if (p.node.required !== true && q.node.required === true) report.add('breaking', 'request-parameter-made-required', q.loc.ptr, `${qlabel} made required`);
-    else if (p.node.required === true && q.node.required !== true) report.add('info', 'request-parameter-made-optional', q.loc.ptr, `${qlabel} made optional`);
-    if (!p.node.deprecated && q.node.deprecated === true) report.add('deprecation', 'deprecated', child(q.loc, 'deprecated').ptr, `${qlabel} deprecated`);
+    if (p.node.required !== true && q.node.required === true)
+      report.add('breaking', 'request-parameter-made-required', q.loc.ptr, `${qlabel} made required`);
+    else if (p.node.required === true && q.node.required !== true)
+      report.add('info', 'request-parameter-made-optional', q.loc.ptr, `${qlabel} made optional`);
+    if (!p.node.deprecated && q.node.deprecated === true)
+      report.add('deprecation', 'deprecated', child(q.loc, 'deprecated').ptr, `${qlabel} deprecated`);
     new SchemaDiff(base, head, report, 'request', qlabel).compare(parameterSchema(p), parameterSchema(q));
   }
   for (const [key, q] of hp) {
@@ -697,8 +783,10 @@ function compareOperation(base: Doc, head: Doc, b: Operation, h: Operation, repo
   } else if (isObject(bb.node) && !isObject(hb.node)) {
     report.add('info', 'request-body-removed', bb.ptr, 'request body removed');
   } else if (isObject(bb.node) && isObject(hb.node)) {
-    if (bb.node.required !== true && hb.node.required === true) report.add('breaking', 'request-body-added-required', hb.ptr, 'request body made required');
-    else if (bb.node.required === true && hb.node.required !== true) report.add('info', 'request-body-made-optional', hb.ptr, 'request body made optional');
+    if (bb.node.required !== true && hb.node.required === true)
+      report.add('breaking', 'request-body-added-required', hb.ptr, 'request body made required');
+    else if (bb.node.required === true && hb.node.required !== true)
+      report.add('info', 'request-body-made-optional', hb.ptr, 'request body made optional');
     const bc = child(bb, 'content');
     const hc = child(hb, 'content');
     const bTypes = isObject(bc.node) ? Object.keys(bc.node) : [];
@@ -710,7 +798,8 @@ function compareOperation(base: Doc, head: Doc, b: Operation, h: Operation, repo
       }
       new SchemaDiff(base, head, report, 'request', 'request body').compare(child(bc, type, 'schema'), child(hc, type, 'schema'));
     }
-    for (const type of hTypes) if (!bTypes.includes(type)) report.add('info', 'request-media-type-added', child(hc, type).ptr, `request body accepts ${type}`);
+    for (const type of hTypes)
+      if (!bTypes.includes(type)) report.add('info', 'request-media-type-added', child(hc, type).ptr, `request body accepts ${type}`);
   }
 
   // Responses.
@@ -748,17 +837,24 @@ function compareOperation(base: Doc, head: Doc, b: Operation, h: Operation, repo
         }
       }
     }
-    for (const type of hTypes) if (!bTypes.includes(type)) report.add('info', 'response-media-type-added', child(hc, type).ptr, `${status} response may answer ${type}`);
+    for (const type of hTypes)
+      if (!bTypes.includes(type))
+        report.add('info', 'response-media-type-added', child(hc, type).ptr, `${status} response may answer ${type}`);
     const bh = child(bResp, 'headers');
     const hh = child(hResp, 'headers');
     const bNames = isObject(bh.node) ? Object.keys(bh.node) : [];
     const hNames = isObject(hh.node) ? Object.keys(hh.node) : [];
     const lower = (names: string[]) => names.map((n) => n.toLowerCase());
-    for (const name of bNames) if (!lower(hNames).includes(name.toLowerCase())) report.add('info', 'response-header-removed', child(bh, name).ptr, `${status} response header ${name} removed`);
-    for (const name of hNames) if (!lower(bNames).includes(name.toLowerCase())) report.add('info', 'response-header-added', child(hh, name).ptr, `${status} response header ${name} added`);
+    for (const name of bNames)
+      if (!lower(hNames).includes(name.toLowerCase()))
+        report.add('info', 'response-header-removed', child(bh, name).ptr, `${status} response header ${name} removed`);
+    for (const name of hNames)
+      if (!lower(bNames).includes(name.toLowerCase()))
+        report.add('info', 'response-header-added', child(hh, name).ptr, `${status} response header ${name} added`);
   }
   for (const status of hStatuses) {
-    if (!bStatuses.includes(status)) report.add('info', 'status-added', child(hr, status).ptr, `${isSuccess(status) ? 'success ' : ''}status ${status} added`);
+    if (!bStatuses.includes(status))
+      report.add('info', 'status-added', child(hr, status).ptr, `${isSuccess(status) ? 'success ' : ''}status ${status} added`);
   }
 }
 

@@ -34,12 +34,15 @@ export function formatDiff(result: DiffResult, format: DiffFormat): string {
     const lines = [`**OpenAPI changes:** ${diffSummary(result)}`, ''];
     if (result.changes.length > 0) {
       lines.push('| Severity | Operation | Change | Pointer |', '| --- | --- | --- | --- |');
-      for (const c of result.changes) lines.push(`| ${c.severity} | \`${cell(c.operation)}\` | ${cell(c.message)} | \`${cell(c.pointer)}\` |`);
+      for (const c of result.changes)
+        lines.push(`| ${c.severity} | \`${cell(c.operation)}\` | ${cell(c.message)} | \`${cell(c.pointer)}\` |`);
     }
     return `${lines.join('\n')}\n`;
   }
   const width = Math.max(0, ...result.changes.map((c) => c.operation.length));
-  const lines = result.changes.map((c) => `${c.severity.toUpperCase().padEnd(11)}  ${c.operation.padEnd(width)}  ${c.message}\n${' '.repeat(13)}${c.pointer}`);
+  const lines = result.changes.map(
+    (c) => `${c.severity.toUpperCase().padEnd(11)}  ${c.operation.padEnd(width)}  ${c.message}\n${' '.repeat(13)}${c.pointer}`,
+  );
   lines.push(diffSummary(result));
   return `${lines.join('\n')}\n`;
 }

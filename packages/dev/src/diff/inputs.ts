@@ -66,7 +66,8 @@ function linkNodeModules(from: string, to: string, depth = 0): void {
 async function documentAtRevision(spec: string, cwd: string): Promise<Record<string, unknown>> {
   const rest = spec.slice('git:'.length);
   const colon = rest.indexOf(':');
-  if (colon <= 0 || colon === rest.length - 1) throw new DocumentInputError(`${spec}: write git:<ref>:<path> (for example git:main:src/app.ts)`);
+  if (colon <= 0 || colon === rest.length - 1)
+    throw new DocumentInputError(`${spec}: write git:<ref>:<path> (for example git:main:src/app.ts)`);
   const ref = rest.slice(0, colon);
   const path = rest.slice(colon + 1);
   const top = git(['rev-parse', '--show-toplevel'], cwd).trim();
