@@ -63,7 +63,6 @@ export interface DiffOptions {
 }
 
 type Json = Record<string, unknown>;
-type Side = 'base' | 'head';
 type Direction = 'request' | 'response';
 
 /** A node of a document and where it is. */
@@ -274,7 +273,7 @@ function propertiesOf(doc: Doc, v: View): { properties: Map<string, Loc>; requir
       for (const name of Object.keys(node.properties)) properties.set(name, child(resolved, 'properties', name));
     if (Array.isArray(node.required)) for (const name of node.required) if (typeof name === 'string') required.add(name);
     if (node.additionalProperties === false || node.unevaluatedProperties === false) strict = true;
-    if (Array.isArray(node.allOf)) node.allOf.forEach((_, i) => visit(child(resolved, 'allOf', i), depth + 1));
+    if (Array.isArray(node.allOf)) for (let i = 0; i < node.allOf.length; i++) visit(child(resolved, 'allOf', i), depth + 1);
   };
   visit(v.loc, 0);
   return { properties, required, strict };
@@ -580,7 +579,7 @@ class SchemaDiff {
     if (freeB.size === freeH.size) {
       const bs = [...freeB];
       const hs = [...freeH];
-      bs.forEach((i, n) => pairs.push([bb[i]!, hb[hs[n]!]!]));
+      for (let n = 0; n < bs.length; n++) pairs.push([bb[bs[n]!]!, hb[hs[n]!]!]);
       freeB.clear();
       freeH.clear();
     }
