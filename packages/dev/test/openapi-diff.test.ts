@@ -144,6 +144,19 @@ describe('diffDocuments: the corpus', () => {
     ]);
   });
 
+  it("reads a 3.1 document's x-query as 3.2's query: the same operation", () => {
+    const base = baseDocument();
+    base.openapi = '3.1.0';
+    base.paths['/search']['x-query'] = base.paths['/search'].query;
+    delete base.paths['/search'].query;
+    expect(diffDocuments(base, baseDocument()).changes).toEqual([]);
+    const head = baseDocument();
+    delete head.paths['/search'];
+    expectExactly(diffDocuments(base, head).changes, [
+      { severity: 'breaking', rule: 'operation-removed', operation: 'QUERY /search', pointer: '/paths/~1search/x-query' },
+    ]);
+  });
+
   it('compares the items of a stream (itemSchema) as a response', () => {
     const doc = (fields: Record<string, unknown>, required: string[]) => ({
       openapi: '3.2.0',

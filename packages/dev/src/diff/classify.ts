@@ -151,6 +151,8 @@ function operationsOf(doc: Doc): Map<string, Operation> {
       out.set(`${upper} ${path.replace(/\{[^}]*\}/g, '{}')}`, { label: `${upper} ${path}`, method: upper, path, loc, pathItem: item });
     };
     for (const method of METHODS) if (method in item.node) add(method, child(item, method));
+    // fnapi's 3.1 documents write QUERY as `x-query`: the same operation as 3.2's `query`.
+    if (!('query' in item.node) && 'x-query' in item.node) add('query', child(item, 'x-query'));
     // OpenAPI 3.2: methods outside the fixed fields.
     const additional = child(item, 'additionalOperations');
     if (isObject(additional.node)) for (const method of Object.keys(additional.node)) add(method, child(additional, method));
