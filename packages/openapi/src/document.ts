@@ -350,7 +350,7 @@ class DocumentBuilder {
       .filter((alternative) => alternative.length > 0);
 
     // The locations whose model refuses unknown keys: removing one of their parameters breaks old clients.
-    const strict = [...new Set(params.filter((p) => p.strict).map((p) => p.in))];
+    const strict = (['query', 'cookie'] as const).filter((where) => params.some((p) => p.strict && p.in === where));
     const route: RouteConfig = {
       method: method as RouteConfig['method'],
       path: op.path,
