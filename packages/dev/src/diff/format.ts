@@ -29,7 +29,11 @@ function cell(text: string): string {
 
 /** The result as the command prints it. */
 export function formatDiff(result: DiffResult, format: DiffFormat): string {
-  if (format === 'json') return `${JSON.stringify({ changes: result.changes }, null, 2)}\n`;
+  if (format === 'json') {
+    // The contract's shape exactly; `rule` stays in the library's result.
+    const changes = result.changes.map(({ severity, operation, pointer, message }) => ({ severity, operation, pointer, message }));
+    return `${JSON.stringify({ changes }, null, 2)}\n`;
+  }
   if (format === 'markdown') {
     const lines = [`**OpenAPI changes:** ${diffSummary(result)}`, ''];
     if (result.changes.length > 0) {
