@@ -102,7 +102,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(command && !COMMANDS.includes(command) ? `fnapi: unknown command "${command}"\n\n${USAGE}` : USAGE);
     return 2;
   }
-  if (command === 'openapi' && entry === 'diff' && positionals.length > 2) {
+  if (command === 'openapi' && entry === 'diff') {
     const [base, head, ...extra] = positionals.slice(2);
     if (!base || !head || extra.length > 0) {
       console.error('fnapi: openapi diff takes two documents: fnapi openapi diff <base> <head>');

@@ -95,12 +95,9 @@ async function documentAtRevision(spec: string, cwd: string): Promise<Record<str
     try {
       git(['worktree', 'remove', '--force', worktree], top);
     } catch {
-      // Removed below all the same; `git worktree prune` forgets it.
+      // The directory is removed below all the same (`git worktree prune` then forgets it).
     }
     rmSync(worktree, { recursive: true, force: true });
-    try {
-      git(['worktree', 'prune'], top);
-    } catch {}
   }
 }
 
