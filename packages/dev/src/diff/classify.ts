@@ -187,6 +187,20 @@ function typesOf(doc: Doc, schema: Json, seen = new Set<unknown>()): Set<string>
     }
     return all;
   }
+  return impliedTypes(doc, schema, seen);
+}
+
+/** The type a schema without `type` is written for: its `allOf` parts', or what its keywords describe. */
+function impliedTypes(doc: Doc, schema: Json, seen: Set<unknown>): Set<string> | undefined {
+  if (Array.isArray(schema.allOf)) {
+    for (const part of schema.allOf) {
+      const resolved = doc.resolve({ node: part, ptr: '' }).node;
+      const types = isObject(resolved) ? typesOf(doc, resolved, seen) : undefined;
+      if (types) return types;
+    }
+  }
+  if (['properties', 'additionalProperties', 'required', 'patternProperties'].some((k) => k in schema)) return new Set(['object']);
+  if ('items' in schema || 'prefixItems' in schema) return new Set(['array']);
   return undefined;
 }
 
@@ -256,7 +270,8 @@ function view(doc: Doc, loc: Loc): View {
     }
     if (branches.length === 0 && !('type' in node)) nullable = true;
   }
-  if (!('type' in node) && !values && !key && !('nullable' in node)) nullable = true;
+  // No `type`: null is allowed unless the schema is written for a type (its `allOf` parts', its keywords').
+  if (!('type' in node) && !values && !key && !('nullable' in node)) nullable = impliedTypes(doc, node, new Set()) === undefined;
   return { loc: resolved, outer: resolved, schema: node, nullable };
 }
 
@@ -285,6 +300,8 @@ function propertiesOf(doc: Doc, v: View): { properties: Map<string, Loc>; requir
 class Report {
   readonly changes: Change[] = [];
   private readonly seen = new Set<string>();
+  /** Schema pairs already compared for this operation, by direction: a shared component is walked once. */
+  readonly compared = new Set<string>();
 
   constructor(private readonly operation: string) {}
 
@@ -298,8 +315,6 @@ class Report {
 
 /** What the schema compares need: both documents, the report, and the pairs already compared. */
 class SchemaDiff {
-  private readonly visited = new Set<string>();
-
   constructor(
     private readonly base: Doc,
     private readonly head: Doc,
@@ -319,14 +334,17 @@ class SchemaDiff {
     const what = this.label(path);
     const bv = view(this.base, b);
     const hv = view(this.head, h);
-    const key = `${bv.loc.ptr}|${hv.loc.ptr}`;
-    if (this.visited.has(key)) return;
-    this.visited.add(key);
+    const key = `${this.direction} ${bv.loc.ptr} ${hv.loc.ptr}`;
+    if (this.report.compared.has(key)) return;
+    this.report.compared.add(key);
     const r = this.report;
     const at = hv.loc.ptr;
     const request = this.direction === 'request';
 
-    if (!bv.schema.deprecated && hv.schema.deprecated === true) r.add('deprecation', 'deprecated', at, `${what} deprecated`);
+    // `deprecated` beside a `$ref` (3.1) counts as much as in the schema it names.
+    const deprecated = (loc: Loc, v: View) => v.schema.deprecated === true || (isObject(loc.node) && loc.node.deprecated === true);
+    if (!deprecated(b, bv) && deprecated(h, hv))
+      r.add('deprecation', 'deprecated', isObject(h.node) && h.node.deprecated === true ? h.ptr : at, `${what} deprecated`);
 
     if (bv.nullable !== hv.nullable) {
       const where = hv.outer.ptr;
