@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify as toYaml } from 'yaml';
 import { type Change, diffDocuments, diffFails, formatDiff } from '../src/index.js';
 import { baseDocument, breaking, type Case, deprecations, type Expected, informational } from './fixtures/diff/corpus.js';
@@ -220,7 +220,10 @@ function fnapi(args: string[], cwd?: string) {
 }
 
 describe('fnapi openapi diff', () => {
-  const dir = mkdtempSync(join(here, 'tmp-diff-'));
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(here, 'tmp-diff-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const write = (name: string, text: string) => {
     const path = join(dir, name);
