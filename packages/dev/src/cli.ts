@@ -1,6 +1,16 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { checkCommand, clientCommand, deployCommand, devCommand, openapiCommand, routesCommand, workerCommand } from './commands.js';
+import {
+  checkCommand,
+  clientCommand,
+  deployCommand,
+  devCommand,
+  openapiCommand,
+  openapiDiffCommand,
+  routesCommand,
+  workerCommand,
+} from './commands.js';
+import { DIFF_FORMATS, type DiffFormat, FAIL_ON, type FailOn } from './diff/format.js';
 
 const USAGE = `Usage:
   fnapi dev <entry> [--host H] [--port P] [--client <file>]
@@ -9,6 +19,11 @@ const USAGE = `Usage:
                                      client types in <file> on every start)
   fnapi openapi <entry> [-o <file>] [--openapi-version 3.2.0]
                                      write the OpenAPI document (stdout without -o)
+  fnapi openapi diff <base> <head> [--fail-on breaking|deprecation|none] [--format text|markdown|json]
+                                     print every change between two documents (each a JSON or YAML
+                                     file, an entry, or git:<ref>:<file or entry>) as breaking,
+                                     deprecation or informational; exit 1 on a breaking change (by
+                                     default), 2 when a document cannot be read or built
   fnapi client <entry> [-o <file>]   write the client types (openapi-typescript's paths, for @fnapi/client's createClient)
   fnapi routes <entry>               list method, route and operationId of each endpoint
   fnapi worker <entry>               run the app's job workers (@fnapi/jobs) without serving HTTP;
@@ -74,6 +89,8 @@ async function main(argv: string[]): Promise<number> {
       servers: { type: 'string' },
       bind: { type: 'string' },
       health: { type: 'string' },
+      'fail-on': { type: 'string' },
+      format: { type: 'string' },
     },
   });
   const [command, entry] = positionals;
@@ -84,6 +101,24 @@ async function main(argv: string[]): Promise<number> {
   if (!entry || !COMMANDS.includes(command)) {
     console.error(command && !COMMANDS.includes(command) ? `fnapi: unknown command "${command}"\n\n${USAGE}` : USAGE);
     return 2;
+  }
+  if (command === 'openapi' && entry === 'diff') {
+    const [base, head, ...extra] = positionals.slice(2);
+    if (!base || !head || extra.length > 0) {
+      console.error('fnapi: openapi diff takes two documents: fnapi openapi diff <base> <head>');
+      return 2;
+    }
+    const failOn = values['fail-on'] ?? 'breaking';
+    const format = values.format ?? 'text';
+    if (!FAIL_ON.includes(failOn as FailOn)) {
+      console.error(`fnapi: --fail-on takes ${FAIL_ON.join(', ')}, not "${failOn}"`);
+      return 2;
+    }
+    if (!DIFF_FORMATS.includes(format as DiffFormat)) {
+      console.error(`fnapi: --format takes ${DIFF_FORMATS.join(', ')}, not "${format}"`);
+      return 2;
+    }
+    return openapiDiffCommand(base, head, { failOn: failOn as FailOn, format: format as DiffFormat });
   }
   switch (command) {
     case 'openapi':

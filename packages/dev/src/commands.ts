@@ -8,6 +8,9 @@ import { type HaproxyOptions, haproxyConfig } from './deploy/haproxy.js';
 import { writeClientTypes } from './client.js';
 import { checkPort, listenAddress } from './address.js';
 import { loadApp } from './load.js';
+import { diffDocuments } from './diff/classify.js';
+import { type DiffFormat, diffFails, type FailOn, formatDiff } from './diff/format.js';
+import { DocumentInputError, loadDocument } from './diff/inputs.js';
 
 /** `fnapi openapi <entry> [-o file]`: the document, without starting a server. */
 export async function openapiCommand(entry: string, output: string | undefined): Promise<void> {
@@ -19,6 +22,31 @@ export async function openapiCommand(entry: string, output: string | undefined):
   } else {
     process.stdout.write(text);
   }
+}
+
+/**
+ * `fnapi openapi diff <base> <head>`: every change between two documents (files, entry modules or
+ * `git:<ref>:<path>`), classified. Resolves with the exit status: 1 when a change at `failOn` or worse
+ * was found, 2 when a document cannot be read or built.
+ */
+export async function openapiDiffCommand(
+  base: string,
+  head: string,
+  options: { failOn?: FailOn | undefined; format?: DiffFormat | undefined } = {},
+): Promise<number> {
+  const documents: Record<string, unknown>[] = [];
+  for (const input of [base, head]) {
+    try {
+      documents.push(await loadDocument(input));
+    } catch (error) {
+      if (!(error instanceof DocumentInputError)) throw error;
+      console.error(`fnapi: ${error.message}`);
+      return 2;
+    }
+  }
+  const result = diffDocuments(documents[0]!, documents[1]!);
+  process.stdout.write(formatDiff(result, options.format ?? 'text'));
+  return diffFails(result, options.failOn ?? 'breaking') ? 1 : 0;
 }
 
 /** `fnapi client <entry> [-o file]`: the document as TypeScript types for `@fnapi/client`'s `createClient<paths>()` (openapi-fetch). */

@@ -12,5 +12,30 @@ export {
   type OperationSummary,
 } from './check/contract.js';
 export { clientTypes, untypedOperations, writeClientTypes } from './client.js';
-export { checkCommand, clientCommand, deployCommand, devCommand, openapiCommand, routesCommand, workerCommand } from './commands.js';
+export {
+  checkCommand,
+  clientCommand,
+  deployCommand,
+  devCommand,
+  openapiCommand,
+  openapiDiffCommand,
+  routesCommand,
+  workerCommand,
+} from './commands.js';
+export {
+  type Change,
+  DIFF_FORMATS,
+  type DiffFormat,
+  type DiffOptions,
+  type DiffResult,
+  DocumentInputError,
+  diffDocuments,
+  diffFails,
+  diffSummary,
+  FAIL_ON,
+  type FailOn,
+  formatDiff,
+  loadDocument,
+  type Severity,
+} from './diff/index.js';
 export { type HaproxyOptions, haproxyConfig } from './deploy/haproxy.js';

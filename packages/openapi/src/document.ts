@@ -352,6 +352,8 @@ class DocumentBuilder {
     ]);
     const requirements = combined.some((alternative) => alternative.length > 0) ? combined : [];
 
+    // The locations whose model refuses unknown keys: removing one of their parameters breaks old clients.
+    const strict = (['query', 'cookie'] as const).filter((where) => params.some((p) => p.strict && p.in === where));
     const route: RouteConfig = {
       method: method as RouteConfig['method'],
       path: op.path,
@@ -361,6 +363,7 @@ class DocumentBuilder {
       ...(op.tags && op.tags.length > 0 ? { tags: [...op.tags] } : {}),
       ...(op.deprecated ? { deprecated: true } : {}),
       ...(Object.keys(request).length > 0 ? { request } : {}),
+      ...(strict.length > 0 ? { 'x-strict-parameters': strict } : {}),
       responses,
     };
 

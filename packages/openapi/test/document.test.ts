@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getRefId, zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { z } from '@fnapi/validation';
+import { cookie, z } from '@fnapi/validation';
 import { buildDocument, type OperationDescription } from '../src/index.js';
 import { Address, User, apiKey, bearer, operations, http } from './fixtures.js';
 
@@ -85,6 +85,26 @@ describe('parameters', () => {
       { name: 'order', in: 'query', required: true, schema: { type: 'string', enum: ['asc', 'desc'] } },
       { name: 'tag', in: 'query', required: false, schema: { type: 'array', items: { type: 'string' } } },
     ]);
+  });
+
+  it('marks the locations whose model refuses unknown keys (x-strict-parameters), and only those', () => {
+    const plan = (params: Record<string, unknown>) => ({ method: 'GET', pathParams: [], params }) as OperationDescription['plan'];
+    const strict = buildDocument(
+      { title: 'Strict', version: '1' },
+      [
+        {
+          method: 'GET',
+          path: '/strict',
+          operationId: 'strict',
+          statusCode: 200,
+          plan: plan({ f: z.strictObject({ q: z.string() }), c: cookie(z.strictObject({ s: z.string() })) }),
+        },
+        { method: 'GET', path: '/open', operationId: 'open', statusCode: 200, plan: plan({ f: z.object({ q: z.string() }) }) },
+      ],
+      { http },
+    ) as Json;
+    expect(strict.paths['/strict'].get['x-strict-parameters']).toEqual(['query', 'cookie']);
+    expect(strict.paths['/open'].get).not.toHaveProperty('x-strict-parameters');
   });
 
   it('documents a path parameter without a schema as a string', () => {

@@ -13,6 +13,8 @@ export interface ParamDescriptor {
   required: boolean;
   /** Marked deprecated (the wrapper's `deprecated` option, or the schema's `.meta({ deprecated: true })`). */
   deprecated?: boolean;
+  /** A field of a model that refuses unknown keys of its location (`z.strictObject`): any other key is answered 422. */
+  strict?: boolean;
 }
 
 export type BodyDescriptor =
@@ -55,6 +57,7 @@ export function describeParams(plan: BinderPlan): { params: ParamDescriptor[]; b
             schema: f.schema,
             required: !e.optional && !isOptional(f.schema),
             ...(e.options?.deprecated ? { deprecated: true } : {}),
+            ...(e.strict ? { strict: true } : {}),
           });
         }
         break;
