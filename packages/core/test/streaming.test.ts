@@ -423,7 +423,7 @@ describe('streaming endpoints: registration, HEAD and the document', () => {
 describe('draining with open event streams', () => {
   it('ends each stream at once on close(), well within shutdownTimeout', async () => {
     const closed: number[] = [];
-    const app = new API({ logger: false, shutdownTimeout: 20_000 });
+    const app = new API({ logger: false, shutdownTimeout: 20 });
     app.get('/forever', { events: Tick }, async function* (_input, request) {
       try {
         for (let n = 0; ; n++) {

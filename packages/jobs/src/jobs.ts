@@ -1,5 +1,5 @@
 import type { API, Logger } from '@fnapi/core';
-import { defaultLogger } from '@fnapi/core/extend';
+import { defaultLogger, HOUR } from '@fnapi/core/extend';
 import { StoreErrors } from './errors.js';
 import { Kinds } from './kinds.js';
 import {
@@ -41,7 +41,7 @@ export class Jobs {
 
   constructor(options: JobsOptions) {
     this.prefix = options.prefix ?? 'fnapi';
-    this.shutdownTimeout = seconds('shutdownTimeout', options.shutdownTimeout, 10);
+    this.shutdownTimeout = seconds('shutdownTimeout', options.shutdownTimeout, 10, { maxNumber: HOUR });
     this.explicitLogger = options.logger;
     const logger = () => this.logger;
     this.store = new Store({ redis: options.redis, postgres: options.postgres, prefix: this.prefix }, (error, role) =>
@@ -86,7 +86,7 @@ export class Jobs {
     if ((options.cron === undefined) === (options.every === undefined)) {
       throw new TypeError(`schedule("${name}") takes one of cron or every`);
     }
-    if (options.every !== undefined && !(options.every > 0)) throw new RangeError(`schedule("${name}"): every is seconds > 0`);
+    if (options.every !== undefined) seconds(`schedule("${name}"): every`, options.every, 0, { zero: false });
     const kind = {
       name,
       options: { ...options, keepCompleted: 100 },

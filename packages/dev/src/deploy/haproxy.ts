@@ -1,5 +1,7 @@
 // `fnapi deploy haproxy`: the balancer configuration for several instances of an app.
 
+import { type Duration, durationMs, HOUR } from '@fnapi/core/extend';
+
 export interface HaproxyOptions {
   /** Port the balancer listens on; default 8080. */
   port?: number | undefined;
@@ -9,8 +11,8 @@ export interface HaproxyOptions {
   servers?: string[] | undefined;
   /** The readiness path each instance serves (`healthEndpoints`); default `/readyz`. */
   health?: string | undefined;
-  /** Milliseconds between readiness checks of each instance; default 500. */
-  checkInterval?: number;
+  /** Seconds (or `'500ms'`) between readiness checks of each instance; default 0.5. */
+  checkInterval?: Duration;
   /** Failed checks before an instance leaves the pool; default 2. */
   fall?: number;
   /** Passed checks before it comes back; default 2. */
@@ -28,7 +30,7 @@ export interface HaproxyOptions {
  * the instance only drains once nothing new reaches it.
  */
 export function haproxyConfig(options: HaproxyOptions = {}): string {
-  const inter = options.checkInterval ?? 500;
+  const inter = durationMs('checkInterval', options.checkInterval ?? 0.5, { maxNumber: HOUR, zero: false });
   const fall = options.fall ?? 2;
   const rise = options.rise ?? 2;
   const port = options.port ?? 8080;
