@@ -39,7 +39,7 @@ function build() {
     for (let n = 0; n < count; n++) yield { n, secret: 'dropped' } as { n: number };
   });
   app.get('/fields', { events: Tick }, async function* (_input, request) {
-    yield sseEvent({ data: { n: 1 }, event: 'tick', id: 'a-1', retry: 2500 });
+    yield sseEvent({ data: { n: 1 }, event: 'tick', id: 'a-1', retry: 2.5 });
     yield sseEvent({ data: { n: 2 }, id: 7 });
     yield { n: Number(request.lastEventId ?? -1) };
   });

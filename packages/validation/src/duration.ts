@@ -51,7 +51,7 @@ export function durationSeconds(name: string, value: Duration, options: Duration
   } else {
     throw new TypeError(`${name} is a number of seconds or a string with a unit such as '250ms' or '10s', got ${typeof value}`);
   }
-  if (seconds === 0 && options.zero === false) throw new RangeError(`${name} must be longer than 0, got ${JSON.stringify(value)}`);
+  if (seconds === 0 && options.zero === false) throw new RangeError(`${name} must be longer than 0 seconds, got ${JSON.stringify(value)}`);
   return seconds;
 }
 
