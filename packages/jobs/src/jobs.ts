@@ -15,7 +15,7 @@ import type { InputOf, PayloadOf, PayloadSchema } from './payload.js';
 import { JobKind, Producer } from './producer.js';
 import { attachToRuntime } from './runtime.js';
 import { Store } from './store.js';
-import { Metrics, metricsOption, metricsRegistryOf } from './telemetry.js';
+import { Metrics, metricsOption, type MetricsRegistry, metricsRegistryOf } from './telemetry.js';
 import { Workers } from './workers.js';
 
 /**
@@ -33,6 +33,8 @@ export class Jobs {
   private readonly errors: StoreErrors;
   private readonly kinds = new Kinds();
   private readonly metrics: Metrics;
+  /** The registry its metrics are recorded in: the `metrics` option, else the attached app's, if any. */
+  readonly metricsRegistry: () => MetricsRegistry | undefined;
   private readonly producer: Producer;
   private readonly workers: Workers;
   private explicitLogger: Logger | undefined;
@@ -49,7 +51,8 @@ export class Jobs {
     );
     this.errors = new StoreErrors(this.store.kind, logger);
     const registry = metricsOption(options.metrics);
-    this.metrics = new Metrics(() => metricsRegistryOf(registry, this.app));
+    this.metricsRegistry = () => metricsRegistryOf(registry, this.app);
+    this.metrics = new Metrics(this.metricsRegistry);
     this.producer = new Producer(this.store, this.errors, this.metrics);
     this.workers = new Workers({
       store: this.store,

@@ -19,6 +19,16 @@ export interface HaproxyOptions {
   rise?: number;
   /** Port of the statistics page (`/stats`), if any. */
   statsPort?: number;
+  /**
+   * The apps' WebSocket `heartbeat` (seconds, or `'30s'`); default 30, fnapi's. `timeout client` and
+   * `timeout server` are twice it, so a connection idle between two pings is never cut.
+   */
+  heartbeat?: Duration;
+  /**
+   * How long an upgraded connection (a WebSocket) may stay idle before HAProxy closes it: its `timeout
+   * tunnel` (seconds, or `'1h'`); default an hour. Pings keep a live one well within it.
+   */
+  tunnelTimeout?: Duration;
 }
 
 /**
@@ -40,6 +50,10 @@ export function haproxyConfig(options: HaproxyOptions = {}): string {
     if (!/^[^\s:]+:[0-9]{1,5}$/.test(server) && !/^\[[0-9a-fA-F:.]+\]:[0-9]{1,5}$/.test(server))
       throw new Error(`a server is host:port, not "${server}"`);
   }
+  // Twice the heartbeat: an idle WebSocket (before its upgrade is seen) or an event stream between two
+  // pings (every 15 s) never meets HAProxy's timeout, with a whole heartbeat of margin.
+  const idle = 2 * durationMs('heartbeat', options.heartbeat ?? 30, { maxNumber: HOUR, zero: false });
+  const tunnel = durationMs('tunnelTimeout', options.tunnelTimeout ?? '1h', { maxNumber: HOUR, zero: false });
   const health = options.health ?? '/readyz';
   if (!/^\/[^\s]*$/.test(health)) throw new Error(`the health path starts with / and has no spaces, not "${health}"`);
   const lines = [
@@ -49,8 +63,10 @@ export function haproxyConfig(options: HaproxyOptions = {}): string {
     'defaults',
     '  mode http',
     '  timeout connect 2s',
-    '  timeout client 30s',
-    '  timeout server 30s',
+    `  timeout client ${haproxyTime(idle)}`,
+    `  timeout server ${haproxyTime(idle)}`,
+    // Once a connection is upgraded (WebSockets), this replaces client and server: long-lived on purpose.
+    `  timeout tunnel ${haproxyTime(tunnel)}`,
     '  timeout http-keep-alive 10s',
     // Without it a check must answer within `inter`: a busy instance would be taken out for being slow.
     '  timeout check 2s',
@@ -75,4 +91,12 @@ export function haproxyConfig(options: HaproxyOptions = {}): string {
     lines.push('', 'listen stats', `  bind 127.0.0.1:${options.statsPort}`, '  stats enable', '  stats uri /stats');
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** A time as HAProxy reads it: whole seconds, minutes or hours where exact, else milliseconds. */
+function haproxyTime(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0 && ms >= 600_000) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
 }
