@@ -1,6 +1,6 @@
 import { type Hub, type HubOptions, ServiceUnavailableError } from '@fnapi/core';
 import { type Duration, durationSeconds, MemoryHub } from '@fnapi/core/extend';
-import { createClient, type RedisClientType } from 'redis';
+import { createClient, type RedisClientType } from '@redis/client';
 import { RedisConnection } from './connection.js';
 
 export interface RedisHubOptions extends HubOptions {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RateLimitHit, RateLimitStore } from '@fnapi/middleware';
 import { type Duration, durationSeconds } from '@fnapi/core/extend';
-import type { RedisClientType } from 'redis';
+import type { RedisClientType } from '@redis/client';
 import { RedisConnection } from './connection.js';
 
 export interface RedisRateLimitStoreOptions {

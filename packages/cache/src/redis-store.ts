@@ -1,6 +1,6 @@
 import type { CacheEntry, CacheStore } from '@fnapi/middleware';
 import { type Duration, durationSeconds } from '@fnapi/core/extend';
-import type { RedisClientType } from 'redis';
+import type { RedisClientType } from '@redis/client';
 import { inCommandSpan } from './command-span.js';
 import { RedisConnection } from './connection.js';
 

@@ -89,7 +89,7 @@ describe('fnapi deploy haproxy', () => {
     const server = await app.run({ host: '127.0.0.1', port: 0, handleSignals: false });
     const dir = mkdtempSync(join(tmpdir(), 'fnapi-deploy-'));
     const balancers: ChildProcess[] = [];
-    const behind = async (tunnelTimeout: string) => {
+    const behind = async (tunnelTimeout: '1h' | '1s') => {
       const port = await freePort();
       const file = join(dir, `haproxy-${tunnelTimeout}.cfg`);
       // client/server 600 ms: an idle HTTP connection would be cut well before the checks below.
