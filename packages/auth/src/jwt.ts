@@ -182,6 +182,7 @@ export async function createToken(claims: Record<string, unknown>, options: Crea
   const key = await signingKey((options.secret ?? options.key) as KeyInput, options.algorithm);
   const jwt = new SignJWT(claims as JWTPayload).setProtectedHeader({ alg: options.algorithm, typ: 'JWT' }).setIssuedAt();
   const expiresIn = options.expiresIn === undefined ? DEFAULT_EXPIRES_IN : options.expiresIn;
-  if (expiresIn !== null) jwt.setExpirationTime(Math.floor(Date.now() / 1000 + durationSeconds('expiresIn', expiresIn, { negative: true })));
+  if (expiresIn !== null)
+    jwt.setExpirationTime(Math.floor(Date.now() / 1000 + durationSeconds('expiresIn', expiresIn, { negative: true })));
   return jwt.sign(key);
 }

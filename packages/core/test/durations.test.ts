@@ -110,7 +110,9 @@ describe('endpoint and stream durations', () => {
     const app = new API({ logger: false });
     expect(() => app.get('/x', { timeout: 5000 }, () => ({}))).toThrow(/^GET \/x: timeout is in seconds: 5000 s is over an hour/);
     expect(() => app.ws('/w', { heartbeat: 30_000 }, async () => {})).toThrow(/heartbeat is in seconds: 30000 s is over an hour/);
-    expect(() => app.get('/p', { events: z.object({}), ping: '15 seconds' as never }, () => [])).toThrow(/ping is a number of seconds or a string/);
+    expect(() => app.get('/p', { events: z.object({}), ping: '15 seconds' as never }, () => [])).toThrow(
+      /ping is a number of seconds or a string/,
+    );
   });
 
   it("writes sseEvent's retry to the wire in milliseconds", async () => {

@@ -31,7 +31,10 @@ export async function clientCommand(entry: string, output: string | undefined): 
  * SIGTERM/SIGINT stops them gracefully. The runtime is the one `@fnapi/jobs` left on the app under
  * core's `WORKER_RUNTIME`, so this package does not depend on it.
  */
-export async function workerCommand(entry: string, options: { metricsPort?: number | undefined; metricsHost?: string | undefined } = {}): Promise<number> {
+export async function workerCommand(
+  entry: string,
+  options: { metricsPort?: number | undefined; metricsHost?: string | undefined } = {},
+): Promise<number> {
   const app = await loadApp(entry);
   const runtime = provided(app, WORKER_RUNTIME);
   if (runtime === undefined) {

@@ -22,7 +22,9 @@ describe('checkContract: skipped routes and failed deferred tasks', () => {
       requests: 0,
       skipped: expect.stringMatching(/^a WebSocket endpoint: the check calls HTTP operations/),
     });
-    expect(byRoute['GET /internal']).toMatchObject({ skipped: expect.stringMatching(/^not in the OpenAPI document \(includeInSchema: false\)/) });
+    expect(byRoute['GET /internal']).toMatchObject({
+      skipped: expect.stringMatching(/^not in the OpenAPI document \(includeInSchema: false\)/),
+    });
 
     const signup = byRoute['POST /signup']!;
     // Every valid signup deferred a task that threw; the task after it still ran (nothing else failed).
@@ -45,16 +47,22 @@ describe('checkContract: skipped routes and failed deferred tasks', () => {
     const printed = formatReport(report);
     expect(printed).toContain(`- ${byRoute['GET /rooms/{room}']!.operationId}  GET /rooms/{room}  skipped: a WebSocket endpoint`);
     expect(printed).toMatch(/✗ \S+ {2}POST \/signup {2}\d+ requests; \d+ of \d+ valid inputs answered 2xx; \d+ deferred tasks failed/);
-    expect(printed).toMatch(/FAIL \S+ {2}GET \/reports\/\{id\}: \d+ deferred tasks? failed after the answer\n {2}request: {2}GET \/reports\/[2468] \(the first whose task failed\)\n {2}error: {4}TypeError: the report store rejected an even id/);
+    expect(printed).toMatch(
+      /FAIL \S+ {2}GET \/reports\/\{id\}: \d+ deferred tasks? failed after the answer\n {2}request: {2}GET \/reports\/[2468] \(the first whose task failed\)\n {2}error: {4}TypeError: the report store rejected an even id/,
+    );
     expect(printed).toMatch(/\n2 failures: 5 operations/);
   }, 60_000);
 
   it('fnapi check prints the skipped routes and the failed deferred tasks, and exits 1', () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', cli, 'check', join(here, 'fixtures/skipped-app.ts'), '--runs', '10', '--seed', '3'], {
-      encoding: 'utf8',
-      env,
-      timeout: 120_000,
-    });
+    const result = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', cli, 'check', join(here, 'fixtures/skipped-app.ts'), '--runs', '10', '--seed', '3'],
+      {
+        encoding: 'utf8',
+        env,
+        timeout: 120_000,
+      },
+    );
     expect(result.status, result.stderr).toBe(1);
     expect(result.stdout).toMatch(/- \S+ {2}GET \/rooms\/\{room\} {2}skipped: a WebSocket endpoint/);
     expect(result.stdout).toMatch(/- \S+ {2}GET \/internal {2}skipped: not in the OpenAPI document/);

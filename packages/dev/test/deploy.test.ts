@@ -61,7 +61,9 @@ describe('fnapi deploy haproxy', () => {
     const result = fnapi('deploy', 'haproxy', '--heartbeat', '20', '--tunnel-timeout', '30m');
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toContain('  timeout client 40s\n  timeout server 40s\n  timeout tunnel 30m\n');
-    expect(haproxyConfig({ heartbeat: '250ms', tunnelTimeout: 90 })).toContain('  timeout client 500ms\n  timeout server 500ms\n  timeout tunnel 90s\n');
+    expect(haproxyConfig({ heartbeat: '250ms', tunnelTimeout: 90 })).toContain(
+      '  timeout client 500ms\n  timeout server 500ms\n  timeout tunnel 90s\n',
+    );
     expect(haproxyConfig({ checkInterval: '2s' })).toContain('check inter 2000ms fastinter 2000ms downinter 2000ms');
     if (haproxy) {
       const dir = mkdtempSync(join(tmpdir(), 'fnapi-deploy-'));
@@ -79,59 +81,63 @@ describe('fnapi deploy haproxy', () => {
     expect(bad.stderr).toContain("heartbeat is in seconds: 30000 s is over an hour (for milliseconds write '30000ms'");
   });
 
-  it.skipIf(!haproxy)('keeps an idle WebSocket open past the client/server timeouts, until the tunnel timeout', async () => {
-    const app = new API({ logger: false });
-    // No pings from the app: only HAProxy's timeouts decide how long an idle socket lives.
-    app.get('/readyz', () => ({ ok: true }));
-    app.ws('/echo', { heartbeat: 0 }, async (_input, socket) => {
-      for await (const message of socket) await socket.send(message);
-    });
-    const server = await app.run({ host: '127.0.0.1', port: 0, handleSignals: false });
-    const dir = mkdtempSync(join(tmpdir(), 'fnapi-deploy-'));
-    const balancers: ChildProcess[] = [];
-    const behind = async (tunnelTimeout: '1h' | '1s') => {
-      const port = await freePort();
-      const file = join(dir, `haproxy-${tunnelTimeout}.cfg`);
-      // client/server 600 ms: an idle HTTP connection would be cut well before the checks below.
-      writeFileSync(file, haproxyConfig({ port, servers: [`127.0.0.1:${server.port}`], heartbeat: '300ms', tunnelTimeout }));
-      const child = spawn(haproxy!, ['-db', '-f', file], { stdio: 'ignore' });
-      balancers.push(child);
-      await until(async () => {
-        try {
-          // Up once HAProxy has seen the instance ready.
-          return (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200;
-        } catch {
-          return false;
-        }
-      }, 10_000);
-      return port;
-    };
-    const idleThenEcho = async (port: number, idleMs: number) => {
-      const socket = new WebSocket(`ws://127.0.0.1:${port}/echo`);
-      const events: string[] = [];
-      socket.addEventListener('message', (event) => events.push(`message ${String(event.data)}`));
-      const closed = new Promise<void>((resolve) => socket.addEventListener('close', () => resolve()));
-      await new Promise<void>((resolve, reject) => {
-        socket.addEventListener('open', () => resolve());
-        socket.addEventListener('error', () => reject(new Error('the WebSocket did not open')));
+  it.skipIf(!haproxy)(
+    'keeps an idle WebSocket open past the client/server timeouts, until the tunnel timeout',
+    async () => {
+      const app = new API({ logger: false });
+      // No pings from the app: only HAProxy's timeouts decide how long an idle socket lives.
+      app.get('/readyz', () => ({ ok: true }));
+      app.ws('/echo', { heartbeat: 0 }, async (_input, socket) => {
+        for await (const message of socket) await socket.send(message);
       });
-      await new Promise((resolve) => setTimeout(resolve, idleMs));
-      if (socket.readyState === socket.OPEN) socket.send('"still here"');
-      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1000))]);
-      socket.close();
-      return events;
-    };
-    try {
-      // Idle for 2 s: over three times the client/server timeouts, within the tunnel's hour.
-      expect(await idleThenEcho(await behind('1h'), 2000)).toEqual(['message "still here"']);
-      // The same with a tunnel timeout of 1 s: HAProxy closes the idle socket.
-      expect(await idleThenEcho(await behind('1s'), 2000)).toEqual([]);
-    } finally {
-      for (const child of balancers) child.kill('SIGKILL');
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 60_000);
+      const server = await app.run({ host: '127.0.0.1', port: 0, handleSignals: false });
+      const dir = mkdtempSync(join(tmpdir(), 'fnapi-deploy-'));
+      const balancers: ChildProcess[] = [];
+      const behind = async (tunnelTimeout: '1h' | '1s') => {
+        const port = await freePort();
+        const file = join(dir, `haproxy-${tunnelTimeout}.cfg`);
+        // client/server 600 ms: an idle HTTP connection would be cut well before the checks below.
+        writeFileSync(file, haproxyConfig({ port, servers: [`127.0.0.1:${server.port}`], heartbeat: '300ms', tunnelTimeout }));
+        const child = spawn(haproxy!, ['-db', '-f', file], { stdio: 'ignore' });
+        balancers.push(child);
+        await until(async () => {
+          try {
+            // Up once HAProxy has seen the instance ready.
+            return (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200;
+          } catch {
+            return false;
+          }
+        }, 10_000);
+        return port;
+      };
+      const idleThenEcho = async (port: number, idleMs: number) => {
+        const socket = new WebSocket(`ws://127.0.0.1:${port}/echo`);
+        const events: string[] = [];
+        socket.addEventListener('message', (event) => events.push(`message ${String(event.data)}`));
+        const closed = new Promise<void>((resolve) => socket.addEventListener('close', () => resolve()));
+        await new Promise<void>((resolve, reject) => {
+          socket.addEventListener('open', () => resolve());
+          socket.addEventListener('error', () => reject(new Error('the WebSocket did not open')));
+        });
+        await new Promise((resolve) => setTimeout(resolve, idleMs));
+        if (socket.readyState === socket.OPEN) socket.send('"still here"');
+        await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1000))]);
+        socket.close();
+        return events;
+      };
+      try {
+        // Idle for 2 s: over three times the client/server timeouts, within the tunnel's hour.
+        expect(await idleThenEcho(await behind('1h'), 2000)).toEqual(['message "still here"']);
+        // The same with a tunnel timeout of 1 s: HAProxy closes the idle socket.
+        expect(await idleThenEcho(await behind('1s'), 2000)).toEqual([]);
+      } finally {
+        for (const child of balancers) child.kill('SIGKILL');
+        await server.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 
   it('prints to stdout with defaults, and refuses a malformed server or an unknown target', () => {
     const result = fnapi('deploy', 'haproxy');

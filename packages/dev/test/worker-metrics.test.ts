@@ -81,7 +81,11 @@ describe.skipIf(!available)('fnapi worker --metrics-port', () => {
     // Each kind has its own worker: wait for both to be done.
     const done = async () => {
       const text = await scrape(url);
-      return text !== undefined && /jobs_total\{job="broken",state="failed"\} 1/.test(text) && /jobs_total\{job="count",state="completed"\} 3/.test(text);
+      return (
+        text !== undefined &&
+        /jobs_total\{job="broken",state="failed"\} 1/.test(text) &&
+        /jobs_total\{job="count",state="completed"\} 3/.test(text)
+      );
     };
     await expect.poll(done, { timeout: 20_000, interval: 100 }).toBe(true);
     const body = (await scrape(url))!;
@@ -110,7 +114,9 @@ describe.skipIf(!available)('fnapi worker --metrics-port', () => {
       const run = worker(prefix, '--metrics-port', String(port));
       children.push(run.child);
       expect(await run.exited).toBe(1);
-      expect(run.output()).toContain(`fnapi: the metrics port ${port} on 127.0.0.1 is not available (EADDRINUSE): choose another with --metrics-port`);
+      expect(run.output()).toContain(
+        `fnapi: the metrics port ${port} on 127.0.0.1 is not available (EADDRINUSE): choose another with --metrics-port`,
+      );
     } finally {
       holder.close();
     }

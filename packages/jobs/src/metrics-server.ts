@@ -45,10 +45,7 @@ export async function ensureWorkerRegistry(app: API): Promise<void> {
  * (`jobs_total`, `job_duration_seconds`, and whatever else is in them): a worker serves no HTTP
  * otherwise, so this is what Prometheus scrapes. Anything else is 404; a port in use rejects naming it.
  */
-export async function serveWorkerMetrics(
-  registries: () => MetricsRegistry[],
-  options: WorkerMetricsOptions,
-): Promise<WorkerMetricsServer> {
+export async function serveWorkerMetrics(registries: () => MetricsRegistry[], options: WorkerMetricsOptions): Promise<WorkerMetricsServer> {
   if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
     throw new RangeError(`the metrics port is 0–65535, not ${options.port}`);
   }
@@ -78,7 +75,11 @@ export async function serveWorkerMetrics(
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       const taken = error.code === 'EADDRINUSE' || error.code === 'EACCES';
-      reject(taken ? new Error(`the metrics port ${options.port} on ${host} is not available (${error.code}): choose another with --metrics-port`) : error);
+      reject(
+        taken
+          ? new Error(`the metrics port ${options.port} on ${host} is not available (${error.code}): choose another with --metrics-port`)
+          : error,
+      );
     });
     server.listen(options.port, host, () => resolve());
   });

@@ -134,7 +134,9 @@ export class Workers {
       await upsertScheduler(queue, kind.name, () =>
         queue.upsertJobScheduler(
           kind.name,
-          schedule.cron !== undefined ? { pattern: schedule.cron, tz: schedule.timezone ?? 'UTC' } : { every: Math.round(seconds('every', schedule.every, 0) * 1000) },
+          schedule.cron !== undefined
+            ? { pattern: schedule.cron, tz: schedule.timezone ?? 'UTC' }
+            : { every: Math.round(seconds('every', schedule.every, 0) * 1000) },
           {
             name: kind.name,
             data: { payload: null } satisfies Envelope,

@@ -13,15 +13,19 @@ const store = await redisStore();
 describe.skipIf(!store.available)('job durations', () => {
   afterAll(() => store.cleanup());
 
-  it("waits backoff.delay between attempts and delay before the first, both given with a unit", async () => {
+  it('waits backoff.delay between attempts and delay before the first, both given with a unit', async () => {
     const app = new API({ logger: false });
     const jobs = new Jobs({ ...store.options(), logger: silentLogger(), shutdownTimeout: '2s' });
     const attempts: number[] = [];
-    const retried = jobs.define('retried', { attempts: 2, backoff: { type: 'fixed', delay: '300ms' }, lockDuration: '30s' }, async (_p, job) => {
-      attempts.push(performance.now());
-      if (job.attempt === 1) throw new Error('first attempt fails');
-      return { ok: true };
-    });
+    const retried = jobs.define(
+      'retried',
+      { attempts: 2, backoff: { type: 'fixed', delay: '300ms' }, lockDuration: '30s' },
+      async (_p, job) => {
+        attempts.push(performance.now());
+        if (job.attempt === 1) throw new Error('first attempt fails');
+        return { ok: true };
+      },
+    );
     const ran: number[] = [];
     const later = jobs.define('later', {}, async () => {
       ran.push(performance.now());

@@ -15,11 +15,15 @@ describe('durations of the performance helpers', () => {
         new RegExp(`^${name} is in seconds: 30000 s is over an hour`),
       );
     }
-    expect(() => batchProcess({ maxWaitTime: 10_000 }, (xs: number[]) => xs)).toThrow(/^maxWaitTime is in seconds: 10000 s is over an hour/);
-    expect(() => batchProcess({ maxWaitTime: '10' as never }, (xs: number[]) => xs)).toThrow(/maxWaitTime is a number of seconds or a string/);
+    expect(() => batchProcess({ maxWaitTime: 10_000 }, (xs: number[]) => xs)).toThrow(
+      /^maxWaitTime is in seconds: 10000 s is over an hour/,
+    );
+    expect(() => batchProcess({ maxWaitTime: '10' as never }, (xs: number[]) => xs)).toThrow(
+      /maxWaitTime is a number of seconds or a string/,
+    );
   });
 
-  it("flushes a batch maxWaitTime after its first call, given with a unit", async () => {
+  it('flushes a batch maxWaitTime after its first call, given with a unit', async () => {
     const sizes: number[] = [];
     const load = batchProcess({ maxBatchSize: 100, maxWaitTime: '80ms' }, (xs: number[]) => {
       sizes.push(xs.length);
@@ -35,7 +39,13 @@ describe('durations of the performance helpers', () => {
   });
 
   it.skipIf(!available)('times out an acquire and a query at timeouts given with a unit', async () => {
-    const pool = new ConnectionPool(DATABASE_URL, { minSize: 1, maxSize: 1, acquireTimeout: '300ms', queryTimeout: '250ms', idleTimeout: '1m' });
+    const pool = new ConnectionPool(DATABASE_URL, {
+      minSize: 1,
+      maxSize: 1,
+      acquireTimeout: '300ms',
+      queryTimeout: '250ms',
+      idleTimeout: '1m',
+    });
     try {
       const held = await pool.acquire();
       const t0 = performance.now();

@@ -45,7 +45,9 @@ export function durationSeconds(name: string, value: Duration, options: Duration
   } else if (typeof value === 'string') {
     const match = DURATION.exec(value.trim());
     if (match === null) {
-      throw new TypeError(`${name} is a number of seconds or a string with a unit (ms, s, m, h, d) such as '250ms' or '10s', got ${JSON.stringify(value)}`);
+      throw new TypeError(
+        `${name} is a number of seconds or a string with a unit (ms, s, m, h, d) such as '250ms' or '10s', got ${JSON.stringify(value)}`,
+      );
     }
     seconds = Number(match[1]) * SECONDS_PER_UNIT[match[2] as DurationUnit];
   } else {

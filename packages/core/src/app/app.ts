@@ -516,4 +516,3 @@ function versionFromEnvironment(): OpenAPIVersion | undefined {
   const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.FNAPI_OPENAPI_VERSION;
   return value === '3.1.0' || value === '3.2.0' ? value : undefined;
 }
-

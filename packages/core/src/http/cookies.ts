@@ -31,7 +31,8 @@ export function cookieLine(name: string, value: string, options: CookieOptions |
     sameSite: o.sameSite ?? 'lax',
     secure: o.secure ?? secureDefault,
   };
-  if (o.maxAge !== undefined) serializeOptions.maxAge = typeof o.maxAge === 'number' ? o.maxAge : Math.floor(durationSeconds('maxAge', o.maxAge));
+  if (o.maxAge !== undefined)
+    serializeOptions.maxAge = typeof o.maxAge === 'number' ? o.maxAge : Math.floor(durationSeconds('maxAge', o.maxAge));
   if (o.expires !== undefined) serializeOptions.expires = o.expires;
   if (o.domain !== undefined) serializeOptions.domain = o.domain;
   if (o.partitioned !== undefined) serializeOptions.partitioned = o.partitioned;

@@ -1,4 +1,13 @@
-import { type Duration, durationMs, HOUR, type InferInput, type ParamsShape, type Schema, type SchemaInput, type SchemaOutput } from '@fnapi/validation';
+import {
+  type Duration,
+  durationMs,
+  HOUR,
+  type InferInput,
+  type ParamsShape,
+  type Schema,
+  type SchemaInput,
+  type SchemaOutput,
+} from '@fnapi/validation';
 import { annotateHandler, defineEndpoint, type EndpointDefinition, handlerMetadata } from '../serve/endpoint.js';
 import { ForbiddenError, HTTPError } from '../http/errors.js';
 import type { Middleware } from '../serve/pipeline.js';

@@ -251,7 +251,14 @@ export async function checkContract(app: CheckableApp, options: CheckOptions = {
     if (summary) summary.deferred = failures;
     else {
       const [method, route] = key.split(' ') as [string, string];
-      report.operations.push({ operationId: key, method, route, requests: 0, valid: { requests: 0, reached: 0, succeeded: 0 }, deferred: failures });
+      report.operations.push({
+        operationId: key,
+        method,
+        route,
+        requests: 0,
+        valid: { requests: 0, reached: 0, succeeded: 0 },
+        deferred: failures,
+      });
     }
   }
   report.ok = report.failures.length === 0 && deferred.failures.size === 0;
@@ -278,8 +285,8 @@ function undocumentedRoutes(app: CheckableApp, document: JsonSchema, options: Ch
   for (const [route, item] of Object.entries(paths)) {
     for (const method of Object.keys(item)) documented.add(`${method.replace('x-', '').toUpperCase()} ${sameTemplate(route)}`);
   }
-  const channels = Object.values(((app.asyncapi?.() ?? {}).channels ?? {}) as Record<string, { address?: string }>);
-  const sockets = new Set(channels.map((channel) => channel.address && sameTemplate(channel.address)));
+  const channels = Object.values((app.asyncapi?.().channels ?? {}) as Record<string, { address?: string }>);
+  const sockets = new Set(channels.flatMap((channel) => (channel.address === undefined ? [] : [sameTemplate(channel.address)])));
   const out: OperationSummary[] = [];
   for (const { method, route, operationId } of app.routes) {
     if (options.only?.length && !options.only.includes(operationId)) continue;
@@ -422,7 +429,10 @@ export function formatReport(report: CheckReport): string {
   const deferredFailed = report.operations.filter((op) => op.deferred);
   for (const op of deferredFailed) {
     const { failed, errors, request } = op.deferred!;
-    lines.push('', `FAIL ${op.operationId}  ${op.method} ${op.route}: ${failed} deferred task${failed === 1 ? '' : 's'} failed after the answer`);
+    lines.push(
+      '',
+      `FAIL ${op.operationId}  ${op.method} ${op.route}: ${failed} deferred task${failed === 1 ? '' : 's'} failed after the answer`,
+    );
     lines.push(`  request:  ${request} (the first whose task failed)`);
     for (const error of errors) lines.push(`  error:    ${error.replace(/\s+/g, ' ').slice(0, 300)}`);
   }
