@@ -32,7 +32,7 @@ describe('createToken expiry', () => {
     expect(b.exp! - b.iat!).toBe(7200);
   });
 
-  it('takes any length, with fnapi\'s units, and refuses what is no duration', async () => {
+  it("takes any length, with fnapi's units, and refuses what is no duration", async () => {
     const year = decodeJwt(await createToken({}, { secret, algorithm: 'HS256', expiresIn: 86_400 * 365 }));
     expect(year.exp! - year.iat!).toBe(86_400 * 365);
     const month = decodeJwt(await createToken({}, { secret, algorithm: 'HS256', expiresIn: '30d' }));
