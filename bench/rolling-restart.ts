@@ -23,7 +23,7 @@ const limit = Number(args.limit);
 const extra = Number(args.extra);
 const env = {
   SHUTDOWN_DELAY: '2',
-  SHUTDOWN_TIMEOUT: '10000',
+  SHUTDOWN_TIMEOUT: '10',
   RATE_LIMIT: String(limit),
   RATE_WINDOW: '60',
   RATE_LIMIT_PREFIX: `fnapi:loadtest:${randomBytes(6).toString('hex')}:`,

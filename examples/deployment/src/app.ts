@@ -8,7 +8,7 @@ import { createApp } from '@fnapi/example-basic/app';
 export interface DeploymentSettings {
   /** Seconds served after SIGTERM while /readyz answers 503 (the balancer's detection time and more). */
   shutdownDelay: number;
-  /** Milliseconds in-flight requests get to finish once draining begins. */
+  /** Seconds in-flight requests get to finish once draining begins. */
   shutdownTimeout: number;
   /** Requests per client per `rateWindow` seconds on /quota, counted across every instance. */
   rateLimit: number;
@@ -23,7 +23,7 @@ export interface DeploymentSettings {
 export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): DeploymentSettings {
   return {
     shutdownDelay: Number(env.SHUTDOWN_DELAY ?? 5),
-    shutdownTimeout: Number(env.SHUTDOWN_TIMEOUT ?? 10_000),
+    shutdownTimeout: Number(env.SHUTDOWN_TIMEOUT ?? 10),
     rateLimit: Number(env.RATE_LIMIT ?? 100),
     rateWindow: Number(env.RATE_WINDOW ?? 60),
     rateLimitPrefix: env.RATE_LIMIT_PREFIX ?? 'fnapi:example:ratelimit:',

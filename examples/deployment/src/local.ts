@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { haproxyConfig } from './haproxy.js';
+import type { Duration } from '@fnapi/core';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -65,7 +66,7 @@ export interface Balancer {
 }
 
 /** Starts HAProxy in front of `ports`, with a generated configuration in a temporary directory. */
-export async function startBalancer(port: number, statsPort: number, ports: number[], checkInterval: number): Promise<Balancer> {
+export async function startBalancer(port: number, statsPort: number, ports: number[], checkInterval: Duration): Promise<Balancer> {
   const binary = haproxyPath();
   if (binary === undefined) throw new Error('HAProxy is not installed (apt-get install haproxy)');
   const dir = mkdtempSync(join(tmpdir(), 'fnapi-haproxy-'));

@@ -35,7 +35,7 @@ describe.skipIf(!services || !haproxy)('two instances behind HAProxy', () => {
   const env = {
     // Longer than HAProxy's detection (fall 2 × 200 ms, plus a check in flight), with margin for a busy machine.
     SHUTDOWN_DELAY: '2',
-    SHUTDOWN_TIMEOUT: '10000',
+    SHUTDOWN_TIMEOUT: '10',
     RATE_LIMIT: String(LIMIT),
     RATE_WINDOW: '60',
     RATE_LIMIT_PREFIX: `fnapi:test:deployment:${randomBytes(6).toString('hex')}:`,
@@ -46,7 +46,7 @@ describe.skipIf(!services || !haproxy)('two instances behind HAProxy', () => {
   beforeAll(async () => {
     const ports = [await freePort(), await freePort()];
     instances = await Promise.all(ports.map((port) => startInstance(port, env)));
-    balancer = await startBalancer(await freePort(), await freePort(), ports, 200);
+    balancer = await startBalancer(await freePort(), await freePort(), ports, 0.2);
     for (const port of ports) await balancer.waitFor(port, 'UP');
   }, 60_000);
 

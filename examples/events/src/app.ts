@@ -1,4 +1,4 @@
-import { API, type APIOptions, HTMLResponse, sseEvent, z } from '@fnapi/core';
+import { API, type APIOptions, type Duration, HTMLResponse, sseEvent, z } from '@fnapi/core';
 import { Feed } from './feed.js';
 import { PAGE } from './page.js';
 
@@ -10,13 +10,13 @@ export const FeedEvent = z.union([Message, Welcome]);
 export interface ExampleOptions extends APIOptions {
   /** The feed (tests pass their own to watch it). */
   feed?: Feed;
-  /** Milliseconds a disconnected browser waits before reconnecting (the `retry` field). */
-  retry?: number;
+  /** Seconds (or `'500ms'`) a disconnected browser waits before reconnecting (the `retry` field, sent in milliseconds). */
+  retry?: Duration;
 }
 
 /** A live message feed: a page that follows it with `EventSource`, and a JSON Lines export. */
 export function createApp(options: ExampleOptions = {}): API {
-  const { feed = new Feed(), retry = 1000, ...apiOptions } = options;
+  const { feed = new Feed(), retry = 1, ...apiOptions } = options;
   const app = new API({
     title: 'fnapi events example',
     version: '1.0.0',

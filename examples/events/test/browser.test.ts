@@ -21,7 +21,7 @@ describe.skipIf(!available)('examples/events in headless Chromium', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    client = await TestClient.start(createApp({ logger: false, feed, retry: 100 }));
+    client = await TestClient.start(createApp({ logger: false, feed, retry: 0.1 }));
     client32 = await TestClient.start(createApp({ logger: false, openapiVersion: '3.2.0' }));
     browser = await launchChromium();
   });

@@ -9,7 +9,7 @@ describe('examples/events: a live feed and a JSON Lines export', () => {
   const feed = new Feed();
   let client: TestClient;
   beforeAll(async () => {
-    client = await TestClient.start(createApp({ logger: false, feed, retry: 50 }));
+    client = await TestClient.start(createApp({ logger: false, feed, retry: 0.05 }));
   });
   afterAll(() => client.close());
 

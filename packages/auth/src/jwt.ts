@@ -1,6 +1,6 @@
 import type { KeyObject, webcrypto } from 'node:crypto';
 import type { AuthInfo, Request } from '@fnapi/core';
-import { builtin, markCredentialQueryParam, type SecurityRequirement } from '@fnapi/core/extend';
+import { builtin, type Duration, durationSeconds, markCredentialQueryParam, type SecurityRequirement } from '@fnapi/core/extend';
 import {
   createRemoteJWKSet,
   errors,
@@ -43,8 +43,8 @@ export interface JwtOptions extends SchemeNameOption {
   issuer?: string | string[] | undefined;
   /** Required `aud` claim (one of, when a list). */
   audience?: string | string[] | undefined;
-  /** Seconds of leeway for `exp` and `nbf`; default 0. */
-  clockTolerance?: number | undefined;
+  /** Seconds (or a string with a unit, `'30s'`) of leeway for `exp` and `nbf`; default 0. */
+  clockTolerance?: Duration | undefined;
   /** `realm` of the `WWW-Authenticate` challenge; default `api`. */
   realm?: string | undefined;
   /**
@@ -195,8 +195,9 @@ function isKeySourceFailure(error: unknown): boolean {
 export function jwtRequired(options: JwtOptions): AuthWrapper {
   checkOptions(options, 'jwtRequired');
   checkTokenOptions(options);
-  const { algorithm, issuer, audience, clockTolerance = 0, cookie, queryParam, oauth2 } = options;
+  const { algorithm, issuer, audience, cookie, queryParam, oauth2 } = options;
   const required = [...(options.scopes ?? [])];
+  const clockTolerance = durationSeconds('clockTolerance', options.clockTolerance ?? 0);
   const realm = options.realm ?? 'api';
   const missing = `Bearer realm=${quoted(realm)}`;
   const invalid = `Bearer realm=${quoted(realm)}, error="invalid_token"`;
@@ -290,10 +291,10 @@ export interface CreateTokenOptions {
   key?: KeyInput | undefined;
   algorithm: string;
   /**
-   * Seconds from now (a number) or a span such as `'2h'`, `'30 minutes'`; default 15 minutes.
-   * `null` signs a token without `exp`, one that never expires: only on purpose.
+   * Seconds from now, or a string with a unit (`'15m'`, `'2h'`, `'30d'`); any length; default 15
+   * minutes. `null` signs a token without `exp`, one that never expires: only on purpose.
    */
-  expiresIn?: number | string | null | undefined;
+  expiresIn?: Duration | null | undefined;
 }
 
 /** Default lifetime of a token from `createToken`: a forgotten `expiresIn` must not mean forever. */
@@ -305,7 +306,7 @@ export async function createToken(claims: Record<string, unknown>, options: Crea
   const key = await signingKey((options.secret ?? options.key) as KeyInput, options.algorithm);
   const jwt = new SignJWT(claims as JWTPayload).setProtectedHeader({ alg: options.algorithm, typ: 'JWT' }).setIssuedAt();
   const expiresIn = options.expiresIn === undefined ? DEFAULT_EXPIRES_IN : options.expiresIn;
-  if (typeof expiresIn === 'number') jwt.setExpirationTime(Math.floor(Date.now() / 1000) + expiresIn);
-  else if (typeof expiresIn === 'string') jwt.setExpirationTime(expiresIn);
+  if (expiresIn !== null)
+    jwt.setExpirationTime(Math.floor(Date.now() / 1000 + durationSeconds('expiresIn', expiresIn, { negative: true })));
   return jwt.sign(key);
 }

@@ -53,7 +53,7 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const basic = (user: string, password: string) => ({
   authorization: `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`,
 });
-const hs = (claims: Record<string, unknown> = {}, expiresIn: number | string = 3600) =>
+const hs = (claims: Record<string, unknown> = {}, expiresIn = 3600) =>
   createToken({ sub: 'ada', iss: ISSUER, aud: AUDIENCE, ...claims }, { secret: SECRET, algorithm: 'HS256', expiresIn });
 
 beforeAll(async () => {

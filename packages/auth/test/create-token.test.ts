@@ -31,4 +31,14 @@ describe('createToken expiry', () => {
     const b = decodeJwt(await createToken({}, { secret, algorithm: 'HS256', expiresIn: '2h' }));
     expect(b.exp! - b.iat!).toBe(7200);
   });
+
+  it("takes any length, with fnapi's units, and refuses what is no duration", async () => {
+    const year = decodeJwt(await createToken({}, { secret, algorithm: 'HS256', expiresIn: 86_400 * 365 }));
+    expect(year.exp! - year.iat!).toBe(86_400 * 365);
+    const month = decodeJwt(await createToken({}, { secret, algorithm: 'HS256', expiresIn: '30d' }));
+    expect(month.exp! - month.iat!).toBe(30 * 86_400);
+    await expect(createToken({}, { secret, algorithm: 'HS256', expiresIn: '2 hours' as never })).rejects.toThrow(
+      /^expiresIn is a number of seconds or a string with a unit/,
+    );
+  });
 });

@@ -1,6 +1,6 @@
 import { type Hub, type HubOptions, ServiceUnavailableError } from '@fnapi/core';
-import { MemoryHub } from '@fnapi/core/extend';
-import { createClient, type RedisClientType } from 'redis';
+import { type Duration, durationSeconds, MemoryHub } from '@fnapi/core/extend';
+import { createClient, type RedisClientType } from '@redis/client';
 import { RedisConnection } from './connection.js';
 
 export interface RedisHubOptions extends HubOptions {
@@ -8,8 +8,8 @@ export interface RedisHubOptions extends HubOptions {
   url?: string | undefined;
   /** Prefix of every channel; default `fnapi:hub:`. Instances that share it share topics. */
   keyPrefix?: string | undefined;
-  /** Seconds a publish may take before it rejects with 503; default 1. */
-  timeout?: number | undefined;
+  /** Seconds (or `'500ms'`) a publish may take before it rejects with 503; default 1. */
+  timeout?: Duration | undefined;
 }
 
 /** A topic's channel on the subscriber connection, while this instance has subscribers to it. */
@@ -47,8 +47,7 @@ export class RedisHub extends MemoryHub implements Hub {
     super(options);
     this.keyPrefix = options.keyPrefix ?? 'fnapi:hub:';
     this.url = options.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-    const timeout = options.timeout ?? 1;
-    if (!(timeout > 0)) throw new RangeError('RedisHub: timeout must be a positive number of seconds');
+    const timeout = durationSeconds('RedisHub: timeout', options.timeout ?? 1, { zero: false });
     this.timeoutMs = timeout * 1000;
     this.publisher = new RedisConnection({
       url: this.url,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RateLimitHit, RateLimitStore } from '@fnapi/middleware';
-import type { RedisClientType } from 'redis';
+import { type Duration, durationSeconds } from '@fnapi/core/extend';
+import type { RedisClientType } from '@redis/client';
 import { RedisConnection } from './connection.js';
 
 export interface RedisRateLimitStoreOptions {
@@ -10,8 +11,8 @@ export interface RedisRateLimitStoreOptions {
   client?: RedisClientType;
   /** Prefix of every key; default `fnapi:ratelimit:`. */
   keyPrefix?: string;
-  /** Seconds a store call may take before it gives up (the request is let through); default 0.1. */
-  timeout?: number;
+  /** Seconds (or `'100ms'`) a store call may take before it gives up (the request is let through); default 0.1. */
+  timeout?: Duration;
 }
 
 /** Redis is not reachable, or did not answer in time: `RateLimitMiddleware` lets the request through. */
@@ -63,7 +64,7 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   constructor(options: RedisRateLimitStoreOptions = {}) {
     this.keyPrefix = options.keyPrefix ?? 'fnapi:ratelimit:';
-    this.timeout = options.timeout ?? 0.1;
+    this.timeout = durationSeconds('RedisRateLimitStore: timeout', options.timeout ?? 0.1, { zero: false });
     this.connection = new RedisConnection({
       url: options.url,
       client: options.client,

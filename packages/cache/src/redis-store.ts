@@ -1,5 +1,6 @@
 import type { CacheEntry, CacheStore } from '@fnapi/middleware';
-import type { RedisClientType } from 'redis';
+import { type Duration, durationSeconds } from '@fnapi/core/extend';
+import type { RedisClientType } from '@redis/client';
 import { inCommandSpan } from './command-span.js';
 import { RedisConnection } from './connection.js';
 
@@ -10,8 +11,8 @@ export interface RedisCacheStoreOptions {
   client?: RedisClientType | undefined;
   /** Prefix of every key; default `fnapi:cache:`. */
   keyPrefix?: string | undefined;
-  /** Seconds a store call may take before it gives up (the request is served uncached); default 0.1. */
-  timeout?: number | undefined;
+  /** Seconds (or `'100ms'`) a store call may take before it gives up (the request is served uncached); default 0.1. */
+  timeout?: Duration | undefined;
 }
 
 /** Redis is not reachable, or did not answer in time: `CacheMiddleware` serves the request uncached. */
@@ -37,8 +38,7 @@ export class RedisCacheStore implements CacheStore<CacheEntry> {
 
   constructor(options: RedisCacheStoreOptions = {}) {
     this.keyPrefix = options.keyPrefix ?? 'fnapi:cache:';
-    this.timeout = options.timeout ?? 0.1;
-    if (!(this.timeout > 0)) throw new RangeError('RedisCacheStore: timeout must be a positive number of seconds');
+    this.timeout = durationSeconds('RedisCacheStore: timeout', options.timeout ?? 0.1, { zero: false });
     this.connection = new RedisConnection({
       url: options.url,
       client: options.client,

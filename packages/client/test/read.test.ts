@@ -12,7 +12,7 @@ beforeAll(async () => {
   app.get('/ticks', { events: Tick, ping: 0 }, async function* () {
     yield { n: 1 };
     yield sseEvent({ comment: 'between' });
-    yield sseEvent({ data: { n: 2 }, event: 'tick', id: 'a-2', retry: 100 });
+    yield sseEvent({ data: { n: 2 }, event: 'tick', id: 'a-2', retry: 0.1 });
     yield sseEvent({ data: 'plain\ntext', raw: true });
   });
   app.get('/failing', { events: Tick, ping: 0 }, async function* () {

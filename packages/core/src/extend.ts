@@ -49,3 +49,5 @@ export type { SecurityRequirement } from '@fnapi/openapi';
 // Node's built-ins at their point of use, the one way every package reaches them.
 export { builtin, nodeBuiltin } from './platform/platform.js';
 export { HubSubscription, MemoryHub, type HubStats, type SubscribeOptions } from './ws/hub.js';
+// One reading of every duration option (seconds, or a string with its unit), for every package.
+export { durationMs, durationSeconds, HOUR, type Duration, type DurationOptions } from '@fnapi/validation';

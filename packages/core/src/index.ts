@@ -62,6 +62,7 @@ export {
   type InferInput,
   type Schema,
   type StandardSchemaV1,
+  type Duration,
   type UploadedFile,
   type ValidationIssue,
 } from '@fnapi/validation';

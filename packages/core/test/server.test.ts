@@ -127,7 +127,7 @@ describe('a JSON body on a real connection', () => {
   });
 
   it('lets a server drain at once after a client left in the middle of a body', async () => {
-    const app = new API({ logger: false, shutdownTimeout: 10_000 });
+    const app = new API({ logger: false, shutdownTimeout: 10 });
     let bound = false;
     const inFlight = deferred();
     const left = deferred();

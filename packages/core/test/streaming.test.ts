@@ -39,7 +39,7 @@ function build() {
     for (let n = 0; n < count; n++) yield { n, secret: 'dropped' } as { n: number };
   });
   app.get('/fields', { events: Tick }, async function* (_input, request) {
-    yield sseEvent({ data: { n: 1 }, event: 'tick', id: 'a-1', retry: 2500 });
+    yield sseEvent({ data: { n: 1 }, event: 'tick', id: 'a-1', retry: 2.5 });
     yield sseEvent({ data: { n: 2 }, id: 7 });
     yield { n: Number(request.lastEventId ?? -1) };
   });
@@ -423,7 +423,7 @@ describe('streaming endpoints: registration, HEAD and the document', () => {
 describe('draining with open event streams', () => {
   it('ends each stream at once on close(), well within shutdownTimeout', async () => {
     const closed: number[] = [];
-    const app = new API({ logger: false, shutdownTimeout: 20_000 });
+    const app = new API({ logger: false, shutdownTimeout: 20 });
     app.get('/forever', { events: Tick }, async function* (_input, request) {
       try {
         for (let n = 0; ; n++) {

@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 async function start(options: { uploadTimeout?: number } = {}): Promise<Server> {
-  const app = new API({ logger: false, requestTimeout: 1000, headersTimeout: 700, ...options });
+  const app = new API({ logger: false, requestTimeout: 1, headersTimeout: 0.7, ...options });
   app.post('/upload', { params: { doc: file() } }, async ({ doc }) => ({ name: doc.name, size: doc.size }));
   app.post('/json', { params: { text: z.string() } }, ({ text }) => ({ length: text.length }));
   server = await app.run({ port: 0, handleSignals: false });

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import type { Duration } from '@fnapi/core';
 import {
   checkCommand,
   clientCommand,
@@ -26,8 +27,11 @@ const USAGE = `Usage:
                                      default), 2 when a document cannot be read or built
   fnapi client <entry> [-o <file>]   write the client types (openapi-typescript's paths, for @fnapi/client's createClient)
   fnapi routes <entry>               list method, route and operationId of each endpoint
-  fnapi worker <entry>               run the app's job workers (@fnapi/jobs) without serving HTTP;
-                                     SIGTERM stops them gracefully
+  fnapi worker <entry> [--metrics-port P] [--metrics-host H]
+                                     run the app's job workers (@fnapi/jobs) without serving HTTP;
+                                     SIGTERM stops them gracefully. --metrics-port: serve the
+                                     worker's Prometheus metrics (jobs_total, job_duration_seconds,
+                                     process metrics) at http://H:P/metrics (H: HOST, else 127.0.0.1)
   fnapi check <entry> [--runs 100] [--seed n] [--only id,…] [--skip id,…] [--header 'Name: value']…
                      [--read-only] [--methods GET,POST,…] [--verbose]
                                      call every operation (DELETE included, against the app's own
@@ -35,9 +39,12 @@ const USAGE = `Usage:
                                      exit 1 when an answer breaks the document or an operation is not
                                      exercised. --read-only: GET, HEAD and QUERY only. --verbose: the
                                      app's logs below error too
-  fnapi deploy haproxy [--servers host:port,…] [--port 8080] [--bind 127.0.0.1] [--health /readyz] [-o <file>]
+  fnapi deploy haproxy [--servers host:port,…] [--port 8080] [--bind 127.0.0.1] [--health /readyz]
+                       [--heartbeat 30] [--tunnel-timeout 1h] [-o <file>]
                                      write an HAProxy configuration for instances of an app: round
-                                     robin, a readiness check every 500 ms (pair it with shutdownDelay)
+                                     robin, a readiness check every 500 ms (pair it with shutdownDelay),
+                                     client/server timeouts twice the WebSocket heartbeat (seconds) and
+                                     a long timeout tunnel for WebSockets
 
 <entry> is a TypeScript or JavaScript module whose default export, or export named "app", is an API.`;
 
@@ -54,6 +61,12 @@ function integer(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^-?[0-9]+$/.test(value)) throw new Error(`--${name} takes an integer, not "${value}"`);
   return Number(value);
+}
+
+/** A duration flag: a number of seconds, or a string with its unit (checked where it is used). */
+function duration(value: string | undefined): Duration | undefined {
+  if (value === undefined) return undefined;
+  return /^[0-9]+(\.[0-9]+)?$/.test(value) ? Number(value) : (value as Duration);
 }
 
 function headers(lines: string[] | undefined): Record<string, string> {
@@ -91,6 +104,10 @@ async function main(argv: string[]): Promise<number> {
       health: { type: 'string' },
       'fail-on': { type: 'string' },
       format: { type: 'string' },
+      heartbeat: { type: 'string' },
+      'tunnel-timeout': { type: 'string' },
+      'metrics-port': { type: 'string' },
+      'metrics-host': { type: 'string' },
     },
   });
   const [command, entry] = positionals;
@@ -138,7 +155,7 @@ async function main(argv: string[]): Promise<number> {
       await routesCommand(entry);
       return 0;
     case 'worker':
-      return workerCommand(entry);
+      return workerCommand(entry, { metricsPort: integer('metrics-port', values['metrics-port']), metricsHost: values['metrics-host'] });
     case 'check':
       return checkCommand(entry, {
         runs: integer('runs', values.runs),
@@ -157,6 +174,8 @@ async function main(argv: string[]): Promise<number> {
         port: integer('port', values.port),
         bind: values.bind,
         health: values.health,
+        heartbeat: duration(values.heartbeat),
+        tunnelTimeout: duration(values['tunnel-timeout']),
         output: values.output,
       });
     default:

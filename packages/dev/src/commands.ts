@@ -59,13 +59,17 @@ export async function clientCommand(entry: string, output: string | undefined): 
  * SIGTERM/SIGINT stops them gracefully. The runtime is the one `@fnapi/jobs` left on the app under
  * core's `WORKER_RUNTIME`, so this package does not depend on it.
  */
-export async function workerCommand(entry: string): Promise<number> {
+export async function workerCommand(
+  entry: string,
+  options: { metricsPort?: number | undefined; metricsHost?: string | undefined } = {},
+): Promise<number> {
   const app = await loadApp(entry);
   const runtime = provided(app, WORKER_RUNTIME);
   if (runtime === undefined) {
     throw new Error(`${entry}: the app has no jobs; define them with @fnapi/jobs and call jobs.attach(app)`);
   }
-  await runtime.run({ handleSignals: true });
+  const metrics = options.metricsPort === undefined ? undefined : { port: options.metricsPort, host: options.metricsHost };
+  await runtime.run({ handleSignals: true, metrics });
   // Runs until a signal: the runtime exits the process once its workers have stopped.
   return new Promise<number>(() => {});
 }

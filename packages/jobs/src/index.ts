@@ -16,3 +16,4 @@ export { JobKind } from './producer.js';
 export type { PostgresConfig } from './store.js';
 export type { MetricsRegistry } from './telemetry.js';
 export { runWorker, type WorkerRun } from './runtime.js';
+export type { WorkerMetricsOptions } from './metrics-server.js';

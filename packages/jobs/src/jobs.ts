@@ -1,5 +1,5 @@
 import type { API, Logger } from '@fnapi/core';
-import { defaultLogger } from '@fnapi/core/extend';
+import { defaultLogger, HOUR } from '@fnapi/core/extend';
 import { StoreErrors } from './errors.js';
 import { Kinds } from './kinds.js';
 import {
@@ -15,7 +15,7 @@ import type { InputOf, PayloadOf, PayloadSchema } from './payload.js';
 import { JobKind, Producer } from './producer.js';
 import { attachToRuntime } from './runtime.js';
 import { Store } from './store.js';
-import { Metrics, metricsOption, metricsRegistryOf } from './telemetry.js';
+import { Metrics, metricsOption, type MetricsRegistry, metricsRegistryOf } from './telemetry.js';
 import { Workers } from './workers.js';
 
 /**
@@ -33,6 +33,8 @@ export class Jobs {
   private readonly errors: StoreErrors;
   private readonly kinds = new Kinds();
   private readonly metrics: Metrics;
+  /** The registry its metrics are recorded in: the `metrics` option, else the attached app's, if any. */
+  readonly metricsRegistry: () => MetricsRegistry | undefined;
   private readonly producer: Producer;
   private readonly workers: Workers;
   private explicitLogger: Logger | undefined;
@@ -41,7 +43,7 @@ export class Jobs {
 
   constructor(options: JobsOptions) {
     this.prefix = options.prefix ?? 'fnapi';
-    this.shutdownTimeout = seconds('shutdownTimeout', options.shutdownTimeout, 10);
+    this.shutdownTimeout = seconds('shutdownTimeout', options.shutdownTimeout, 10, { maxNumber: HOUR });
     this.explicitLogger = options.logger;
     const logger = () => this.logger;
     this.store = new Store({ redis: options.redis, postgres: options.postgres, prefix: this.prefix }, (error, role) =>
@@ -49,7 +51,8 @@ export class Jobs {
     );
     this.errors = new StoreErrors(this.store.kind, logger);
     const registry = metricsOption(options.metrics);
-    this.metrics = new Metrics(() => metricsRegistryOf(registry, this.app));
+    this.metricsRegistry = () => metricsRegistryOf(registry, this.app);
+    this.metrics = new Metrics(this.metricsRegistry);
     this.producer = new Producer(this.store, this.errors, this.metrics);
     this.workers = new Workers({
       store: this.store,
@@ -86,7 +89,7 @@ export class Jobs {
     if ((options.cron === undefined) === (options.every === undefined)) {
       throw new TypeError(`schedule("${name}") takes one of cron or every`);
     }
-    if (options.every !== undefined && !(options.every > 0)) throw new RangeError(`schedule("${name}"): every is seconds > 0`);
+    if (options.every !== undefined) seconds(`schedule("${name}"): every`, options.every, 0, { zero: false });
     const kind = {
       name,
       options: { ...options, keepCompleted: 100 },

@@ -1,4 +1,5 @@
 import type { Logger } from '@fnapi/core';
+import { type Duration, durationMs, type DurationOptions, durationSeconds } from '@fnapi/core/extend';
 import type { PostgresConfig } from './store.js';
 import type { PayloadSchema } from './payload.js';
 import type { MetricsRegistry } from './telemetry.js';
@@ -10,8 +11,11 @@ export interface JobsOptions {
   postgres?: string | PostgresConfig | undefined;
   /** Names the Redis keys (`<prefix>:<job>:…`) or the PostgreSQL schema; default `fnapi`. */
   prefix?: string | undefined;
-  /** Seconds running jobs get to finish on shutdown before they return to the queue; default 10. */
-  shutdownTimeout?: number | undefined;
+  /**
+   * Seconds (or `'30s'`) running jobs get to finish on shutdown before they return to the queue;
+   * default 10. A number over an hour is refused.
+   */
+  shutdownTimeout?: Duration | undefined;
   /** Where jobs log; default the attached app's logger, else fnapi's default logger. */
   logger?: Logger | undefined;
   /**
@@ -21,24 +25,24 @@ export interface JobsOptions {
   metrics?: MetricsRegistry | undefined;
 }
 
-/** Wait between attempts: `{ type, delay }` with `delay` in seconds (exponential doubles it each time). */
+/** Wait between attempts: `{ type, delay }` with `delay` in seconds or a string with a unit (exponential doubles it each time). */
 export interface Backoff {
   type: 'fixed' | 'exponential';
-  delay: number;
+  delay: Duration;
 }
 
 /** How the jobs of one kind run: the options `define` and `schedule` share. */
 export interface RunOptions {
   /** Tries before the job is `failed`; default 1. */
   attempts?: number | undefined;
-  /** Wait between attempts; a number is a fixed delay in seconds. */
-  backoff?: Backoff | number | undefined;
-  /** Seconds an attempt may run: then `job.signal` aborts and the attempt fails. */
-  timeout?: number | undefined;
+  /** Wait between attempts; a duration alone is a fixed delay (seconds, or `'500ms'`). */
+  backoff?: Backoff | Duration | undefined;
+  /** Seconds (or `'5m'`) an attempt may run: then `job.signal` aborts and the attempt fails. */
+  timeout?: Duration | undefined;
   /** Jobs of this kind one process runs at once; default 1. */
   concurrency?: number | undefined;
   /** Seconds a worker's hold on a running job lasts without renewal (a dead worker's job is taken up after it); default 30. */
-  lockDuration?: number | undefined;
+  lockDuration?: Duration | undefined;
   /** Failed jobs kept (for `get` and inspection); default 1,000 per kind. */
   keepFailed?: number | undefined;
   /** Completed jobs kept (for `get`, and so a `key` stays taken); default 1,000 per kind. */
@@ -53,8 +57,8 @@ export interface DefineOptions<S extends PayloadSchema | undefined = PayloadSche
 export interface EnqueueOptions {
   /** Idempotency key: while a job with this key is waiting, delayed, running or kept as completed, enqueueing again returns its id. */
   key?: string | undefined;
-  /** Seconds to wait before the job may run. */
-  delay?: number | undefined;
+  /** Seconds (or a string with a unit, `'2h'`) to wait before the job may run; any length. */
+  delay?: Duration | undefined;
   /** BullMQ's priority: 1 is the highest, larger numbers run later. */
   priority?: number | undefined;
 }
@@ -62,8 +66,8 @@ export interface EnqueueOptions {
 export interface ScheduleOptions extends Omit<RunOptions, 'keepCompleted'> {
   /** A cron expression, five fields (or six, the first for seconds). */
   cron?: string | undefined;
-  /** Or: every so many seconds. */
-  every?: number | undefined;
+  /** Or: every so many seconds (or a string with a unit, `'5m'`); any length. */
+  every?: Duration | undefined;
   /** The cron expression's time zone; default UTC. */
   timezone?: string | undefined;
 }
@@ -95,17 +99,14 @@ export interface JobInfo {
   error?: string;
 }
 
-/** A number of seconds ≥ 0, or `fallback` when not given; anything else is a `RangeError`. */
-export function seconds(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-    throw new RangeError(`${name} is a number of seconds ≥ 0, got ${String(value)}`);
-  return value;
+/** A duration option in seconds (a number, or a string with its unit), or `fallback` when not given. */
+export function seconds(name: string, value: Duration | undefined, fallback: number, options?: DurationOptions): number {
+  return value === undefined ? fallback : durationSeconds(name, value, options);
 }
 
 /** A `backoff` option as BullMQ takes it (milliseconds). */
-export function backoffOf(backoff: Backoff | number | undefined): { type: 'fixed' | 'exponential'; delay: number } | undefined {
+export function backoffOf(backoff: Backoff | Duration | undefined): { type: 'fixed' | 'exponential'; delay: number } | undefined {
   if (backoff === undefined) return undefined;
-  if (typeof backoff === 'number') return { type: 'fixed', delay: seconds('backoff', backoff, 0) * 1000 };
-  return { type: backoff.type, delay: seconds('backoff.delay', backoff.delay, 0) * 1000 };
+  if (typeof backoff !== 'object') return { type: 'fixed', delay: durationMs('backoff', backoff) };
+  return { type: backoff.type, delay: durationMs('backoff.delay', backoff.delay) };
 }

@@ -126,7 +126,7 @@ export class Producer {
     const job = await this.errors.guard(
       queue.add(name, data, {
         jobId,
-        delay: delay * 1000,
+        delay: Math.round(delay * 1000),
         priority,
         attempts: kept.attempts,
         backoff: kept.backoff,

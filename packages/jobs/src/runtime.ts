@@ -1,10 +1,14 @@
 import type { API } from '@fnapi/core';
 import { provide, provided, WORKER_RUNTIME, type WorkerRuntime } from '@fnapi/core/extend';
+import { ensureWorkerRegistry, serveWorkerMetrics, type WorkerMetricsOptions } from './metrics-server.js';
+import type { MetricsRegistry } from './telemetry.js';
 
 export interface WorkerRun {
   /** The attached job kinds and schedules being worked. */
   jobs: string[];
   schedules: string[];
+  /** Where the worker's Prometheus metrics are served, when asked (`--metrics-port`). */
+  metrics?: { url: string; port: number } | undefined;
   /** Stops the workers (running jobs finish, or return to the queue at the shutdown timeout) and the app. */
   close(): Promise<void>;
 }
@@ -13,12 +17,19 @@ export interface WorkerRun {
 export interface AttachedJobs {
   start(): Promise<void>;
   describe(): { jobs: string[]; schedules: string[] };
+  /** The registry its metrics are recorded in, if any. */
+  metricsRegistry(): MetricsRegistry | undefined;
+}
+
+interface RunOptions {
+  handleSignals: boolean;
+  metrics?: WorkerMetricsOptions | undefined;
 }
 
 /** The runtime `fnapi worker` finds on an app under `WORKER_RUNTIME`: it runs every `Jobs` attached to the app. */
 interface JobsRuntime extends WorkerRuntime {
   add(jobs: AttachedJobs): void;
-  run(options: { handleSignals: boolean }): Promise<WorkerRun>;
+  run(options: RunOptions): Promise<WorkerRun>;
 }
 
 function isJobsRuntime(runtime: WorkerRuntime): runtime is JobsRuntime {
@@ -50,24 +61,41 @@ export function attachToRuntime(app: API, jobs: AttachedJobs): void {
  * callbacks run (pools, clients the handlers use), every attached `Jobs` starts its workers — even one
  * attached with `{ workers: false }` — and SIGTERM/SIGINT stop them gracefully, then the process exits 0.
  */
-export async function runWorker(app: API, options: { handleSignals?: boolean } = {}): Promise<WorkerRun> {
+export async function runWorker(
+  app: API,
+  options: { handleSignals?: boolean; metrics?: WorkerMetricsOptions | undefined } = {},
+): Promise<WorkerRun> {
   const runtime = provided(app, WORKER_RUNTIME);
   if (runtime === undefined) throw new Error('the app has no jobs: call jobs.attach(app) in the entry');
-  return (await runtime.run({ handleSignals: options.handleSignals ?? true })) as WorkerRun;
+  return (await runtime.run({ handleSignals: options.handleSignals ?? true, metrics: options.metrics })) as WorkerRun;
 }
 
-async function runAttached(app: API, all: AttachedJobs[], options: { handleSignals: boolean }): Promise<WorkerRun> {
+async function runAttached(app: API, all: AttachedJobs[], options: RunOptions): Promise<WorkerRun> {
+  // Before startup, where jobs look their registry up: a worker asked to serve metrics always records them.
+  if (options.metrics !== undefined && all.some((jobs) => jobs.metricsRegistry() === undefined)) await ensureWorkerRegistry(app);
   await app.startup();
   for (const jobs of all) await jobs.start();
   const jobs = all.flatMap((j) => j.describe().jobs);
   const schedules = all.flatMap((j) => j.describe().schedules);
   app.logger.info({ jobs, schedules, pid: process.pid }, `fnapi worker running ${jobs.length} job kinds and ${schedules.length} schedules`);
+  let metrics: Awaited<ReturnType<typeof serveWorkerMetrics>> | undefined;
+  if (options.metrics !== undefined) {
+    try {
+      metrics = await serveWorkerMetrics(() => all.map((j) => j.metricsRegistry()).filter((r) => r !== undefined), options.metrics);
+    } catch (error) {
+      await app.shutdown();
+      throw error;
+    }
+    app.logger.info({ url: metrics.url }, `fnapi worker serving Prometheus metrics at ${metrics.url}`);
+  }
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
       await app.shutdown();
+      // Last: a scrape during the drain still sees the final counts.
+      await metrics?.close();
       app.logger.info('fnapi worker stopped');
     })();
     return closing;
@@ -86,5 +114,5 @@ async function runAttached(app: API, all: AttachedJobs[], options: { handleSigna
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   }
-  return { jobs, schedules, close };
+  return { jobs, schedules, ...(metrics !== undefined ? { metrics: { url: metrics.url, port: metrics.port } } : {}), close };
 }

@@ -106,7 +106,7 @@ export class Workers {
     if (this.workers.has(kind.name)) return;
     const { store, errors, metrics } = this.options;
     const options = kind.options;
-    const lockMs = seconds('lockDuration', options.lockDuration, 30) * 1000;
+    const lockMs = Math.round(seconds('lockDuration', options.lockDuration, 30) * 1000);
     const attempts = Math.max(1, options.attempts ?? 1);
     const worker = await store.worker(kind.name, (job, token) => this.process(kind, job, token), {
       concurrency: Math.max(1, options.concurrency ?? 1),
@@ -134,7 +134,9 @@ export class Workers {
       await upsertScheduler(queue, kind.name, () =>
         queue.upsertJobScheduler(
           kind.name,
-          schedule.cron !== undefined ? { pattern: schedule.cron, tz: schedule.timezone ?? 'UTC' } : { every: schedule.every! * 1000 },
+          schedule.cron !== undefined
+            ? { pattern: schedule.cron, tz: schedule.timezone ?? 'UTC' }
+            : { every: Math.round(seconds('every', schedule.every, 0) * 1000) },
           {
             name: kind.name,
             data: { payload: null } satisfies Envelope,
@@ -175,8 +177,8 @@ export class Workers {
       },
     };
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = kind.options.timeout;
-    if (timeout !== undefined && timeout > 0) {
+    const timeout = seconds('timeout', kind.options.timeout, 0);
+    if (timeout > 0) {
       timer = setTimeout(() => {
         const error = new Error(`Job ${kind.name} timed out after ${timeout} s`);
         error.name = 'JobTimeoutError';

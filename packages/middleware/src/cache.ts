@@ -1,5 +1,5 @@
 import { Response, type CallNext, type Logger, type Request } from '@fnapi/core';
-import { defaultLogger } from '@fnapi/core/extend';
+import { defaultLogger, type Duration, durationSeconds } from '@fnapi/core/extend';
 import { Middleware } from './base.js';
 import { splitList } from './header-lists.js';
 
@@ -102,8 +102,8 @@ export class MemoryCacheStore<V = CacheEntry> implements CacheStore<V> {
 }
 
 export interface CacheMiddlewareOptions {
-  /** Seconds a response stays cached. Default 60. */
-  ttl?: number | undefined;
+  /** Seconds (or a string with a unit, `'5m'`) a response stays cached; any length. Default 60. */
+  ttl?: Duration | undefined;
   /** Where responses are kept; default a `MemoryCacheStore` of 1000 entries. */
   store?: CacheStore | undefined;
   /** Methods whose responses are cached. Default GET, HEAD. */
@@ -149,8 +149,7 @@ export class CacheMiddleware extends Middleware {
 
   constructor(options: CacheMiddlewareOptions = {}) {
     super();
-    this.ttl = options.ttl ?? 60;
-    if (!(this.ttl > 0)) throw new RangeError('CacheMiddleware: ttl must be a positive number of seconds');
+    this.ttl = durationSeconds('CacheMiddleware: ttl', options.ttl ?? 60, { zero: false });
     this.now = options.now ?? Date.now;
     this.store = options.store ?? new MemoryCacheStore({ maxEntries: 1000, now: this.now });
     this.methods = new Set((options.methods ?? ['GET', 'HEAD']).map((m) => m.toUpperCase()));

@@ -1,4 +1,5 @@
 import { Response, type CallNext, type Request } from '@fnapi/core';
+import { type Duration, durationSeconds } from '@fnapi/core/extend';
 import { Middleware } from './base.js';
 import { appendVary } from './header-lists.js';
 
@@ -13,8 +14,8 @@ export interface CORSOptions {
   allowCredentials?: boolean | undefined;
   /** Response headers the page may read beyond the CORS-safelisted ones. Default none. */
   exposeHeaders?: readonly string[] | undefined;
-  /** Seconds a browser may cache a preflight answer. Default 600. */
-  maxAge?: number | undefined;
+  /** Seconds (or a string with a unit, `'10m'`) a browser may cache a preflight answer; any length. Default 600. */
+  maxAge?: Duration | undefined;
 }
 
 const DEFAULT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -48,7 +49,8 @@ export class CORSMiddleware extends Middleware {
     this.allowHeaders = [...(options.allowHeaders ?? DEFAULT_HEADERS)];
     this.allowCredentials = options.allowCredentials ?? false;
     this.exposeHeaders = [...(options.exposeHeaders ?? [])];
-    this.maxAge = options.maxAge ?? 600;
+    // Whole seconds: the header takes no fraction.
+    this.maxAge = Math.floor(durationSeconds('CORSMiddleware: maxAge', options.maxAge ?? 600));
 
     this.anyOrigin = this.allowOrigins.includes('*');
     if (this.anyOrigin && this.allowCredentials) {
@@ -58,7 +60,6 @@ export class CORSMiddleware extends Middleware {
           "e.g. allowOrigins: ['https://app.example']",
       );
     }
-    if (!Number.isFinite(this.maxAge) || this.maxAge < 0) throw new RangeError('CORSMiddleware: maxAge must be a number of seconds ≥ 0');
     // Origins are compared as browsers send them: scheme://host[:port], no trailing slash.
     this.origins = new Set(this.allowOrigins.map((o) => o.replace(/\/+$/, '').toLowerCase()));
     this.anyHeader = this.allowHeaders.includes('*');

@@ -1,5 +1,5 @@
 import { type CallNext, type Logger, type Request, type Response, TooManyRequestsError } from '@fnapi/core';
-import { addressKey, problemResponse } from '@fnapi/core/extend';
+import { addressKey, type Duration, durationSeconds, problemResponse } from '@fnapi/core/extend';
 import { Middleware } from './base.js';
 
 /** What a store answers for one request: where the key stands in its window. */
@@ -76,8 +76,8 @@ export class MemoryRateLimitStore implements RateLimitStore {
 export interface RateLimitOptions {
   /** Requests allowed per key in any `window`. */
   limit: number;
-  /** The sliding window, in seconds. */
-  window: number;
+  /** The sliding window: seconds, or a string with a unit (`'1m'`, `'1h'`); any length. */
+  window: Duration;
   /**
    * Who is counted; default `request.ip`, normalised: an IPv4-mapped IPv6 address counts as its IPv4
    * address, an IPv6 address by its network of `ipv6Subnet` bits.
@@ -105,6 +105,7 @@ export class RateLimitMiddleware extends Middleware {
   /** The status it may answer, listed in the document of every endpoint behind it. */
   readonly responses: Readonly<Record<number, string>> = Object.freeze({ 429: 'Too many requests' });
   readonly limit: number;
+  /** The window in seconds. */
   readonly window: number;
   readonly store: RateLimitStore;
   private readonly keyOf: (request: Request) => string | Promise<string>;
@@ -118,9 +119,8 @@ export class RateLimitMiddleware extends Middleware {
     super();
     if (!Number.isInteger(options.limit) || options.limit < 1)
       throw new RangeError(`limit must be a whole number ≥ 1, got ${options.limit}`);
-    if (!(options.window > 0)) throw new RangeError(`window must be a number of seconds > 0, got ${options.window}`);
     this.limit = options.limit;
-    this.window = options.window;
+    this.window = durationSeconds('RateLimitMiddleware: window', options.window, { zero: false });
     this.store = options.store ?? new MemoryRateLimitStore();
     const subnet = options.ipv6Subnet ?? 64;
     if (!Number.isInteger(subnet) || subnet < 1 || subnet > 128) throw new RangeError(`ipv6Subnet must be 1–128, got ${subnet}`);

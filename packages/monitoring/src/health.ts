@@ -1,6 +1,6 @@
 import type { API, Request } from '@fnapi/core';
 import { JSONResponse } from '@fnapi/core';
-import { annotateHandler, roundMs, runWithSignal } from '@fnapi/core/extend';
+import { annotateHandler, type Duration, durationSeconds, roundMs, runWithSignal } from '@fnapi/core/extend';
 import { markUnobserved } from '@fnapi/middleware';
 
 /**
@@ -17,8 +17,8 @@ export interface HealthEndpointsOptions {
   ready?: string | null;
   /** Named readiness checks, run concurrently on each readiness probe. */
   checks?: Record<string, HealthCheck>;
-  /** Seconds each check gets before it counts as failed; default 1. */
-  timeout?: number;
+  /** Seconds (or `'500ms'`) each check gets before it counts as failed; default 1. */
+  timeout?: Duration;
   /** List both endpoints in the OpenAPI document; default false. */
   includeInSchema?: boolean;
   /** Count and log probes in `MetricsMiddleware` and `LoggingMiddleware`; default false. */
@@ -51,8 +51,7 @@ export function healthEndpoints(app: API, options: HealthEndpointsOptions = {}):
   const live = options.live === undefined ? '/livez' : options.live;
   const ready = options.ready === undefined ? '/readyz' : options.ready;
   const checks = Object.entries(options.checks ?? {});
-  const timeout = options.timeout ?? 1;
-  if (!Number.isFinite(timeout) || timeout <= 0) throw new RangeError(`timeout must be a number of seconds > 0, got ${String(timeout)}`);
+  const timeout = durationSeconds('healthEndpoints: timeout', options.timeout ?? 1, { zero: false });
   const includeInSchema = options.includeInSchema ?? false;
   const quiet = !(options.observe ?? false);
 

@@ -81,7 +81,7 @@ describe('TracingMiddleware with the OpenTelemetry SDK', () => {
       });
     }
     if (redis) {
-      store = new RedisCacheStore({ url: REDIS_URL, keyPrefix: `fnapi:test:tracing:${process.pid}:`, timeout: 2000 });
+      store = new RedisCacheStore({ url: REDIS_URL, keyPrefix: `fnapi:test:tracing:${process.pid}:`, timeout: 2 });
     }
     client = await TestClient.start(traced.app);
   });

@@ -1,11 +1,14 @@
+import { type Duration, durationSeconds, HOUR } from '@fnapi/core/extend';
+
 export interface BatchOptions<I = never> {
   /** Most distinct keys in one batch; a full batch runs at once. Default 100. */
   maxBatchSize?: number | undefined;
   /**
    * Seconds after a batch's first call before it runs, if it is not full first. `0` runs it once the
-   * current tick's calls are in (DataLoader's behaviour). Default 0.
+   * current tick's calls are in (DataLoader's behaviour). Default 0. A string takes a unit (`'10ms'`); a
+   * number over an hour is refused.
    */
-  maxWaitTime?: number | undefined;
+  maxWaitTime?: Duration | undefined;
   /**
    * Maps a key to what equal keys share, for object keys (e.g. `(k) => k.id`). Equal keys within one
    * batch reach the batch function once. Default: the key itself, compared with `===`.
@@ -35,10 +38,9 @@ function afterThisTick(run: () => void): void {
 
 function batcher<I, O>(options: BatchOptions<I>, fn: BatchFunction<I, O>): (input: I) => Promise<O> {
   const maxBatchSize = options.maxBatchSize ?? 100;
-  const maxWaitTime = options.maxWaitTime ?? 0;
+  const maxWaitTime = durationSeconds('maxWaitTime', options.maxWaitTime ?? 0, { maxNumber: HOUR });
   const cacheKey = options.cacheKey;
   if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) throw new RangeError('maxBatchSize must be a whole number of at least 1');
-  if (!(maxWaitTime >= 0)) throw new RangeError('maxWaitTime must be 0 or more seconds');
   if (typeof fn !== 'function') throw new TypeError('batchProcess needs a batch function');
   if (cacheKey !== undefined && typeof cacheKey !== 'function') throw new TypeError('cacheKey must be a function');
   let current: Batch<I, O> | undefined;

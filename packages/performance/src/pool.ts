@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { ServiceUnavailableError } from '@fnapi/core';
-import { currentSignal } from '@fnapi/core/extend';
+import { currentSignal, type Duration, durationSeconds, HOUR } from '@fnapi/core/extend';
 import type { Client, ClientConfig, QueryResult as PgResult } from 'pg';
 import { inQuerySpan, queryWithoutValues } from './query-span.js';
 
@@ -24,17 +24,18 @@ export interface PoolOptions {
   minSize?: number | undefined;
   /** Connections never exceeded; default 10. */
   maxSize?: number | undefined;
-  /** Seconds a caller waits for a connection before a `PoolTimeoutError` (a 503); default 10. */
-  acquireTimeout?: number | undefined;
-  /** Seconds an idle connection above `minSize` is kept; default 30. */
-  idleTimeout?: number | undefined;
+  /** Seconds (or `'500ms'`) a caller waits for a connection before a `PoolTimeoutError` (a 503); default 10. */
+  acquireTimeout?: Duration | undefined;
+  /** Seconds (or `'1m'`) an idle connection above `minSize` is kept; default 30; 0 keeps it. */
+  idleTimeout?: Duration | undefined;
   /**
    * Seconds a query may run; default 30. Past it the server cancels the query (`statement_timeout`)
    * and it rejects with a `QueryTimeoutError` (a 503); the connection is reused, the server having
    * confirmed the cancel. A server that does not answer at all is given one more second, then the
-   * connection is closed (never reused) and the query rejects the same way.
+   * connection is closed (never reused) and the query rejects the same way. A string takes a unit
+   * (`'5s'`); for the three timeouts a number over an hour is refused.
    */
-  queryTimeout?: number | undefined;
+  queryTimeout?: Duration | undefined;
 }
 
 export interface PoolStats {
@@ -132,11 +133,9 @@ export class ConnectionPool {
   constructor(url: string, options: PoolOptions = {}) {
     this.minSize = options.minSize ?? 1;
     this.maxSize = options.maxSize ?? 10;
-    this.acquireTimeout = options.acquireTimeout ?? 10;
-    this.idleTimeout = options.idleTimeout ?? 30;
-    this.queryTimeout = options.queryTimeout ?? 30;
-    if (!(Number.isFinite(this.queryTimeout) && this.queryTimeout > 0))
-      throw new RangeError('queryTimeout must be a number of seconds > 0');
+    this.acquireTimeout = durationSeconds('acquireTimeout', options.acquireTimeout ?? 10, { maxNumber: HOUR });
+    this.idleTimeout = durationSeconds('idleTimeout', options.idleTimeout ?? 30, { maxNumber: HOUR });
+    this.queryTimeout = durationSeconds('queryTimeout', options.queryTimeout ?? 30, { maxNumber: HOUR, zero: false });
     if (!Number.isInteger(this.maxSize) || this.maxSize < 1) throw new RangeError('maxSize must be a whole number of at least 1');
     if (!Number.isInteger(this.minSize) || this.minSize < 0 || this.minSize > this.maxSize) {
       throw new RangeError('minSize must be a whole number from 0 to maxSize');

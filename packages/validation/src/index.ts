@@ -60,3 +60,4 @@ export {
   type JsonSchema,
   type StandardSchemaV1,
 } from './standard.js';
+export { durationMs, durationSeconds, HOUR, type Duration, type DurationOptions, type DurationUnit } from './duration.js';

@@ -1,5 +1,5 @@
 import type { DocumentInfo, OpenAPIVersion } from '@fnapi/openapi';
-import { describeParams } from '@fnapi/validation';
+import { describeParams, type Duration, durationMs, durationSeconds, HOUR } from '@fnapi/validation';
 import { DEFAULT_BODY_LIMIT } from '../http/body.js';
 import { compile, type RegisteredEndpoint } from '../serve/compile.js';
 import { type DocumentSettings, describeApp, docsBuiltins } from '../document/openapi.js';
@@ -70,19 +70,23 @@ export interface APIOptions {
   validationError?: ValidationErrorFormat;
   /** Answer a path that differs from a route only by a trailing slash with 308 to it; default true. */
   redirectSlashes?: boolean;
-  /** Milliseconds to receive a request's headers; default 10 000. */
-  headersTimeout?: number;
-  /** Milliseconds to receive a whole request; default 30 000. */
-  requestTimeout?: number;
-  /** Milliseconds an idle keep-alive connection stays open; default 72 000. */
-  keepAliveTimeout?: number;
-  /** Milliseconds in-flight requests get to finish on shutdown; default 10 000. */
-  shutdownTimeout?: number;
+  /** Seconds (or a string with a unit, `'10s'`) to receive a request's headers; default 10. A number over an hour is refused. */
+  headersTimeout?: Duration;
+  /** Seconds (or `'30s'`) to receive a whole request; default 30. A number over an hour is refused. */
+  requestTimeout?: Duration;
+  /** Seconds (or `'72s'`) an idle keep-alive connection stays open; default 72. A number over an hour is refused. */
+  keepAliveTimeout?: Duration;
   /**
-   * Seconds a server goes on serving after SIGTERM, while readiness (`app.serving.ready`, `/readyz`)
-   * already fails, before it drains: the time a load balancer needs to stop sending; default 0.
+   * Seconds (or `'10s'`) in-flight requests get to finish on shutdown, counted from the end of
+   * `shutdownDelay`; default 10. A number over an hour is refused.
    */
-  shutdownDelay?: number;
+  shutdownTimeout?: Duration;
+  /**
+   * Seconds (or `'5s'`) a server goes on serving after SIGTERM, while readiness (`app.serving.ready`, `/readyz`)
+   * already fails, before it drains: the time a load balancer needs to stop sending; default 0. A
+   * number over an hour is refused.
+   */
+  shutdownDelay?: Duration;
   /** Header the incoming request id is taken from; default `'x-request-id'`; `false` always generates one. */
   requestIdHeader?: string | false;
   /**
@@ -97,11 +101,11 @@ export interface APIOptions {
   /** Most files accepted in one multipart request; default 10 (413 past it). */
   maxFiles?: number;
   /**
-   * Seconds an upload endpoint's body may take, in place of `requestTimeout` (default 600): an upload
-   * that keeps sending is not cut off, and one is answered 408 only when no byte has arrived for
-   * `headersTimeout`.
+   * Seconds (or `'10m'`) an upload endpoint's body may take, in place of `requestTimeout` (default 600):
+   * an upload that keeps sending is not cut off, and one is answered 408 only when no byte has arrived
+   * for `headersTimeout`. A number over an hour is refused.
    */
-  uploadTimeout?: number;
+  uploadTimeout?: Duration;
   /**
    * Browser origins (`https://app.example`) allowed to open the app's WebSockets besides a request's
    * own; any other `Origin` is refused with 403 before the upgrade.
@@ -182,14 +186,14 @@ export class API extends RouteGroup implements Servable {
     this.bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this.limits = Object.freeze({
       bodyLimit: this.bodyLimit,
-      headersTimeout: options.headersTimeout ?? 10_000,
-      requestTimeout: options.requestTimeout ?? 30_000,
-      keepAliveTimeout: options.keepAliveTimeout ?? 72_000,
-      shutdownTimeout: options.shutdownTimeout ?? 10_000,
+      headersTimeout: timeoutMs('headersTimeout', options.headersTimeout, 10),
+      requestTimeout: timeoutMs('requestTimeout', options.requestTimeout, 30),
+      keepAliveTimeout: timeoutMs('keepAliveTimeout', options.keepAliveTimeout, 72),
+      shutdownTimeout: timeoutMs('shutdownTimeout', options.shutdownTimeout, 10),
       uploadLimit: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT,
       maxFiles: options.maxFiles ?? DEFAULT_MAX_FILES,
-      uploadTimeout: uploadTimeoutMs(options.uploadTimeout),
-      shutdownDelay: shutdownDelayMs(options.shutdownDelay),
+      uploadTimeout: timeoutMs('uploadTimeout', options.uploadTimeout, 600, false),
+      shutdownDelay: timeoutMs('shutdownDelay', options.shutdownDelay, 0),
     });
     this.edge = edgeSettings(options.requestIdHeader, options.trustProxy);
     this.pluginManager = new PluginManager(this, () => this.logger);
@@ -416,6 +420,7 @@ export class API extends RouteGroup implements Servable {
       const pathParams = pathParamNames(entry.path);
       const { options, name } = entry.definition;
       checkStreamOptions(options, where);
+      if (options.timeout !== undefined) durationSeconds(`${where}: timeout`, options.timeout, { maxNumber: HOUR });
       try {
         describeParams({ method: entry.method, pathParams, params: options.params });
       } catch (error) {
@@ -505,21 +510,13 @@ class AppServing implements Runtime {
   }
 }
 
-function shutdownDelayMs(seconds: number | undefined): number {
-  if (seconds === undefined) return 0;
-  if (!Number.isFinite(seconds) || seconds < 0)
-    throw new RangeError(`shutdownDelay must be a number of seconds ≥ 0, got ${String(seconds)}`);
-  return Math.round(seconds * 1000);
+/** A server limit in milliseconds, from seconds or a string with its unit (a number over an hour refused). */
+function timeoutMs(name: string, value: Duration | undefined, defaultSeconds: number, zero = true): number {
+  return value === undefined ? defaultSeconds * 1000 : durationMs(name, value, { maxNumber: HOUR, zero });
 }
 
 /** `FNAPI_OPENAPI_VERSION` (set by `fnapi openapi --openapi-version`), when it names a version fnapi writes. */
 function versionFromEnvironment(): OpenAPIVersion | undefined {
   const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.FNAPI_OPENAPI_VERSION;
   return value === '3.1.0' || value === '3.2.0' ? value : undefined;
-}
-
-function uploadTimeoutMs(seconds: number | undefined): number {
-  if (seconds === undefined) return 600_000;
-  if (!(seconds > 0) || !Number.isFinite(seconds)) throw new RangeError(`uploadTimeout is a number of seconds > 0, got ${seconds}`);
-  return seconds * 1000;
 }

@@ -74,7 +74,8 @@ export class Extensions {
 
 /** What `fnapi worker` runs: the job workers of an app, without serving HTTP, until a signal stops them. */
 export interface WorkerRuntime {
-  run(options: { handleSignals: boolean }): Promise<unknown>;
+  /** `metrics`: serve the worker process's Prometheus metrics at `http://host:port/metrics`. */
+  run(options: { handleSignals: boolean; metrics?: { port: number; host?: string | undefined } | undefined }): Promise<unknown>;
 }
 
 /** The one key under which a job runtime (`@fnapi/jobs`) offers `fnapi worker` its workers. */

@@ -1,10 +1,11 @@
 import { type SerializeOptions, serialize } from 'cookie';
+import { type Duration, durationSeconds } from '@fnapi/validation';
 import type { ResponseHeaders } from './headers.js';
 
 /** Options of `setCookie` and `deleteCookie` (on a request or a response). */
 export interface CookieOptions {
-  /** Seconds until the cookie expires. */
-  maxAge?: number;
+  /** Seconds (or a string with a unit, `'30d'`) until the cookie expires; any length. */
+  maxAge?: Duration;
   expires?: Date;
   /** Default `/`. */
   path?: string;
@@ -30,7 +31,8 @@ export function cookieLine(name: string, value: string, options: CookieOptions |
     sameSite: o.sameSite ?? 'lax',
     secure: o.secure ?? secureDefault,
   };
-  if (o.maxAge !== undefined) serializeOptions.maxAge = o.maxAge;
+  if (o.maxAge !== undefined)
+    serializeOptions.maxAge = typeof o.maxAge === 'number' ? o.maxAge : Math.floor(durationSeconds('maxAge', o.maxAge));
   if (o.expires !== undefined) serializeOptions.expires = o.expires;
   if (o.domain !== undefined) serializeOptions.domain = o.domain;
   if (o.partitioned !== undefined) serializeOptions.partitioned = o.partitioned;

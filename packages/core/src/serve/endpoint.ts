@@ -1,4 +1,4 @@
-import type { InferInput, ParamsShape, Schema, SchemaInput, z } from '@fnapi/validation';
+import type { Duration, InferInput, ParamsShape, Schema, SchemaInput, z } from '@fnapi/validation';
 import type { SecurityRequirement } from '@fnapi/openapi';
 import { endpointMiddleware } from './endpoint-middleware.js';
 import type { Middleware } from './pipeline.js';
@@ -32,8 +32,11 @@ export interface RouteOptions<P extends ParamsShape = ParamsShape, S extends Sch
   includeInSchema?: boolean;
   /** Default: the handler's name, else method and path. */
   operationId?: string;
-  /** Seconds; past it the request gets 504 and `request.signal` is aborted. */
-  timeout?: number;
+  /**
+   * Seconds (or a string with a unit, `'500ms'`) the handler may take; past it the request gets 504 and
+   * `request.signal` is aborted. A number over an hour is refused at registration.
+   */
+  timeout?: Duration;
   /** Security requirements documented for this operation (auth functions add theirs). */
   security?: SecurityRequirement[];
   /**
@@ -53,8 +56,8 @@ export interface RouteOptions<P extends ParamsShape = ParamsShape, S extends Sch
   events?: EventsOption;
   /** The handler yields these, sent as JSON Lines (`application/jsonl`). */
   lines?: Schema;
-  /** Seconds without an event before an event stream sends `: ping`; default 15, 0 turns it off. */
-  ping?: number;
+  /** Seconds (or `'15s'`) without an event before an event stream sends `: ping`; default 15, 0 turns it off. */
+  ping?: Duration;
 }
 
 /** Options of `api()`, `app.api()` and `router.api()`. Only `route` is required. */

@@ -3,6 +3,8 @@ import {
   compileForm,
   compiledParser,
   compileJsonWriter,
+  durationMs,
+  HOUR,
   isArrayLikeSchema,
   type JsonWriter,
   type RawInput,
@@ -254,9 +256,9 @@ export function compileInvoker(
             (error: unknown) => done(error, undefined),
           );
 
-  const timeout = options.timeout;
-  if (timeout === undefined || timeout <= 0) return call;
-  const ms = timeout * 1000;
+  const ms = options.timeout === undefined ? 0 : durationMs(`${label}: timeout`, options.timeout, { maxNumber: HOUR });
+  if (ms === 0) return call;
+  const timeout = ms / 1000;
   return (request, done) => {
     let settled = false;
     const timer = setTimeout(() => {

@@ -4,7 +4,7 @@ import type { Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 import type { ServingState } from './serving-state.js';
 
-/** Limits a transport enforces while reading requests (the app's options, with defaults applied). */
+/** Limits a transport enforces while reading requests (the app's options, with defaults applied, in milliseconds). */
 export interface RuntimeLimits {
   /** Largest accepted request body in bytes (413 past it). */
   bodyLimit: number;

@@ -1,4 +1,15 @@
-import { compiledParser, compileJsonWriter, isZodSchema, type JsonWriter, type Schema, type SchemaInput, z } from '@fnapi/validation';
+import {
+  compiledParser,
+  compileJsonWriter,
+  type Duration,
+  durationMs,
+  durationSeconds,
+  isZodSchema,
+  type JsonWriter,
+  type Schema,
+  type SchemaInput,
+  z,
+} from '@fnapi/validation';
 import { HTTPError, ResponseValidationError, ServiceUnavailableError } from '../http/errors.js';
 import { isPromiseLike } from './pipeline.js';
 import type { Request } from '../http/request.js';
@@ -21,8 +32,8 @@ export interface SSEEventInit<T = unknown> {
   data: T;
   event?: string;
   id?: string | number;
-  /** Milliseconds the client waits before reconnecting. */
-  retry?: number;
+  /** Seconds (or `'500ms'`) the client waits before reconnecting; written to the wire in milliseconds. */
+  retry?: Duration;
 }
 
 export interface SSEEvent<T = unknown> extends Readonly<SSEEventInit<T>> {
@@ -60,10 +71,9 @@ function checkedEvent<T>(init: SSEEventInit<T>): SSEEvent<T> {
     const value = init[field];
     if (value !== undefined && /[\r\n\0]/.test(String(value))) throw new TypeError(`sseEvent: ${field} may not contain CR, LF or NUL`);
   }
-  if (init.retry !== undefined && !(Number.isInteger(init.retry) && init.retry >= 0)) {
-    throw new TypeError('sseEvent: retry is a whole number of milliseconds');
-  }
-  return { ...init, [SSE_EVENT]: true } as SSEEvent<T>;
+  if (init.retry === undefined) return { ...init, [SSE_EVENT]: true } as SSEEvent<T>;
+  // The wire's `retry` field is whole milliseconds; the option is seconds like every other duration.
+  return { ...init, retry: durationMs('sseEvent: retry', init.retry), [SSE_EVENT]: true } as SSEEvent<T>;
 }
 
 function isSSEEvent(value: unknown): value is SSEEvent {
@@ -105,7 +115,7 @@ const PING = ': ping\n\n';
  * other endpoints): a returned `Response` is sent as given, anything else streamed item by item.
  */
 export function compileStreamResult(
-  options: { events?: EventsOption; lines?: Schema; ping?: number; statusCode?: number },
+  options: { events?: EventsOption; lines?: Schema; ping?: Duration; statusCode?: number },
   label: string,
 ): ((result: unknown, request: Request) => Promise<Response>) | undefined {
   checkStreamOptions(options, label);
@@ -113,7 +123,7 @@ export function compileStreamResult(
   const named = isNamedEvents(events) ? events : undefined;
   const schema = named !== undefined ? Object.values(named)[0] : ((events as Schema | undefined) ?? options.lines);
   if (schema === undefined) return undefined;
-  const ping = options.ping ?? DEFAULT_PING;
+  const ping = options.ping === undefined ? DEFAULT_PING : durationSeconds(`${label}: ping`, options.ping);
   const toStream = compileStream({
     kind: options.events !== undefined ? 'events' : 'lines',
     schema,
@@ -139,10 +149,7 @@ export function checkStreamOptions(
   if ((options.events ?? options.lines) !== undefined && options.response !== undefined) {
     throw new Error(`${label}: a streaming endpoint describes its items with events or lines; drop response`);
   }
-  const ping = options.ping;
-  if (ping !== undefined && !(typeof ping === 'number' && Number.isFinite(ping) && ping >= 0)) {
-    throw new Error(`${label}: ping is a number of seconds (0 turns it off), got ${String(ping)}`);
-  }
+  if (options.ping !== undefined) durationSeconds(`${label}: ping`, options.ping as Duration);
 }
 
 const namedItems = new WeakMap<Record<string, Schema>, z.ZodType>();

@@ -1,4 +1,13 @@
-import type { InferInput, ParamsShape, Schema, SchemaInput, SchemaOutput } from '@fnapi/validation';
+import {
+  type Duration,
+  durationMs,
+  HOUR,
+  type InferInput,
+  type ParamsShape,
+  type Schema,
+  type SchemaInput,
+  type SchemaOutput,
+} from '@fnapi/validation';
 import { annotateHandler, defineEndpoint, type EndpointDefinition, handlerMetadata } from '../serve/endpoint.js';
 import { BadRequestError, ForbiddenError, HTTPError } from '../http/errors.js';
 import type { Middleware } from '../serve/pipeline.js';
@@ -28,8 +37,11 @@ export interface WebSocketOptions<
   middleware?: readonly Middleware[];
   /** Browser origins allowed besides the request's own, added to the API's `wsOrigins`. */
   wsOrigins?: readonly string[];
-  /** Seconds between pings; a peer that has not answered by the next ping is dropped. Default 30; 0 turns it off. */
-  heartbeat?: number;
+  /**
+   * Seconds (or `'30s'`) between pings; a peer that has not answered by the next ping is dropped.
+   * Default 30; 0 turns it off; a number over an hour is refused.
+   */
+  heartbeat?: Duration;
   /** Largest accepted message in bytes; default 1 MiB (the connection closes with 1009 past it). */
   maxPayload?: number;
   /**
@@ -96,8 +108,7 @@ const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
  */
 export function defineWebSocket(options: WebSocketOptions & { route: string }, handler: WebSocketHandler): EndpointDefinition {
   if (typeof handler !== 'function') throw new TypeError(`WebSocket endpoint ${options.route}: the handler must be a function`);
-  const heartbeat = options.heartbeat ?? 30;
-  if (!Number.isFinite(heartbeat) || heartbeat < 0) throw new RangeError(`WebSocket endpoint ${options.route}: heartbeat is seconds ≥ 0`);
+  const heartbeat = durationMs(`WebSocket endpoint ${options.route}: heartbeat`, options.heartbeat ?? 30, { maxNumber: HOUR });
   const maxPayload = options.maxPayload ?? DEFAULT_MAX_PAYLOAD;
   if (!Number.isInteger(maxPayload) || maxPayload <= 0)
     throw new RangeError(`WebSocket endpoint ${options.route}: maxPayload is bytes > 0`);
@@ -113,7 +124,7 @@ export function defineWebSocket(options: WebSocketOptions & { route: string }, h
   const settings: WebSocketSettings = {
     receive: messageValidator(options.receive),
     send: messageValidator(options.send),
-    heartbeat: heartbeat * 1000,
+    heartbeat,
     maxPayload,
     origins: (options.wsOrigins ?? []).map(normalOrigin),
     protocols,

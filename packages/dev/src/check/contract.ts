@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { curlLine } from './curl.js';
+import { type DeferredFailures, DeferredWatch, type PluginHost } from './deferred.js';
 import { type Draft, draftOf, type Input, mutationsOf, type Operation, operationsOf, urlOf, validInputs } from './operations.js';
 import { type JsonSchema, SchemaBook } from './schemas.js';
 
@@ -13,6 +14,12 @@ export interface CheckableApp {
   }>;
   startup(): Promise<void>;
   readonly limits?: { readonly bodyLimit: number };
+  /** Every registered route: those the document leaves out are listed as skipped, with the reason. */
+  readonly routes?: readonly { method: string; route: string; operationId: string }[];
+  /** The AsyncAPI document, whose channels name the WebSocket routes. */
+  asyncapi?(): Record<string, unknown>;
+  /** Where the check's watcher of deferred tasks is registered. */
+  readonly pluginManager?: PluginHost;
 }
 
 export interface CheckOptions {
@@ -90,6 +97,8 @@ export interface OperationSummary {
   valid: { requests: number; reached: number; succeeded: number };
   /** Why the operation was not called. */
   skipped?: string;
+  /** Deferred tasks (`request.defer`) of its requests that threw or rejected: they fail the run. */
+  deferred?: DeferredFailures;
 }
 
 export interface CheckReport {
@@ -136,6 +145,7 @@ export async function checkContract(app: CheckableApp, options: CheckOptions = {
   const methods = methodsOf(options);
   // The app may point itself at scratch services when it sees this (set before its startup).
   process.env.FNAPI_CHECK ??= '1';
+  const deferred = DeferredWatch.on(app.pluginManager);
   await app.startup();
   const document = app.openapi() as JsonSchema;
   const book = new SchemaBook(document);
@@ -233,9 +243,61 @@ export async function checkContract(app: CheckableApp, options: CheckOptions = {
       );
     }
   }
-  report.ok = report.failures.length === 0;
+  report.operations.push(...undocumentedRoutes(app, document, options));
+  // Deferred tasks run after their answers: wait for the last ones before reporting.
+  await deferred.settled(DEFERRED_WAIT_MS);
+  for (const [key, failures] of deferred.failures) {
+    const summary = report.operations.find((op) => `${op.method} ${sameTemplate(op.route)}` === sameTemplate(key));
+    if (summary) summary.deferred = failures;
+    else {
+      const [method, route] = key.split(' ') as [string, string];
+      report.operations.push({
+        operationId: key,
+        method,
+        route,
+        requests: 0,
+        valid: { requests: 0, reached: 0, succeeded: 0 },
+        deferred: failures,
+      });
+    }
+  }
+  report.ok = report.failures.length === 0 && deferred.failures.size === 0;
   report.durationMs = Math.round(performance.now() - started);
   return report;
+}
+
+/** How long the check waits, at its end, for deferred tasks still running. */
+const DEFERRED_WAIT_MS = 10_000;
+
+/** A route template without converters (`{p:path}` is the document's `{p}`). */
+function sameTemplate(route: string): string {
+  return route.replace(/\{([^}:]+):[^}]*\}/g, '{$1}');
+}
+
+/**
+ * Registered routes the document does not describe, so the check never calls them, each with the
+ * reason: WebSocket endpoints (in the AsyncAPI document), and endpoints left out of the document.
+ */
+function undocumentedRoutes(app: CheckableApp, document: JsonSchema, options: CheckOptions): OperationSummary[] {
+  if (app.routes === undefined) return [];
+  const paths = (document.paths ?? {}) as Record<string, Record<string, unknown>>;
+  const documented = new Set<string>();
+  for (const [route, item] of Object.entries(paths)) {
+    for (const method of Object.keys(item)) documented.add(`${method.replace('x-', '').toUpperCase()} ${sameTemplate(route)}`);
+  }
+  const channels = Object.values((app.asyncapi?.().channels ?? {}) as Record<string, { address?: string }>);
+  const sockets = new Set(channels.flatMap((channel) => (channel.address === undefined ? [] : [sameTemplate(channel.address)])));
+  const out: OperationSummary[] = [];
+  for (const { method, route, operationId } of app.routes) {
+    if (options.only?.length && !options.only.includes(operationId)) continue;
+    if (options.skip?.includes(operationId)) continue;
+    if (documented.has(`${method} ${sameTemplate(route)}`)) continue;
+    const skipped = sockets.has(sameTemplate(route))
+      ? 'a WebSocket endpoint: the check calls HTTP operations (its messages are in the AsyncAPI document)'
+      : 'not in the OpenAPI document (includeInSchema: false): the check calls what the document describes';
+    out.push({ operationId, method, route, requests: 0, valid: { requests: 0, reached: 0, succeeded: 0 }, skipped });
+  }
+  return out;
 }
 
 function methodsOf(options: CheckOptions): string[] | undefined {
@@ -356,12 +418,23 @@ export function formatReport(report: CheckReport): string {
   const lines: string[] = [];
   const failed = new Set(report.failures.map((f) => f.operationId));
   for (const op of report.operations) {
-    const mark = op.skipped ? '-' : failed.has(op.operationId) ? '✗' : '✓';
+    const mark = failed.has(op.operationId) || op.deferred ? '✗' : op.skipped ? '-' : '✓';
     const { requests, succeeded } = op.valid;
     lines.push(
       `${mark} ${op.operationId}  ${op.method} ${op.route}  ` +
-        (op.skipped ? `skipped: ${op.skipped}` : `${op.requests} requests; ${succeeded} of ${requests} valid inputs answered 2xx`),
+        (op.skipped ? `skipped: ${op.skipped}` : `${op.requests} requests; ${succeeded} of ${requests} valid inputs answered 2xx`) +
+        (op.deferred ? `; ${op.deferred.failed} deferred task${op.deferred.failed === 1 ? '' : 's'} failed` : ''),
     );
+  }
+  const deferredFailed = report.operations.filter((op) => op.deferred);
+  for (const op of deferredFailed) {
+    const { failed, errors, request } = op.deferred!;
+    lines.push(
+      '',
+      `FAIL ${op.operationId}  ${op.method} ${op.route}: ${failed} deferred task${failed === 1 ? '' : 's'} failed after the answer`,
+    );
+    lines.push(`  request:  ${request} (the first whose task failed)`);
+    for (const error of errors) lines.push(`  error:    ${error.replace(/\s+/g, ' ').slice(0, 300)}`);
   }
   for (const f of report.failures) {
     lines.push('', `FAIL ${f.operationId}  ${f.method} ${f.route}: ${TITLES[f.kind]}`);
@@ -375,11 +448,12 @@ export function formatReport(report: CheckReport): string {
     }
   }
   const seconds = (report.durationMs / 1000).toFixed(1);
+  const problems = report.failures.length + deferredFailed.length;
   lines.push(
     '',
-    `${report.failures.length ? `${report.failures.length} failure${report.failures.length === 1 ? '' : 's'}` : 'All answers match the document'}: ` +
+    `${problems ? `${problems} failure${problems === 1 ? '' : 's'}` : 'All answers match the document'}: ` +
       `${report.operations.length} operations, ${report.requests} requests, ${report.runs} runs, seed ${report.seed} (${seconds} s)`,
   );
-  if (report.failures.length) lines.push(`Rerun with --seed ${report.seed} to get the same inputs.`);
+  if (problems) lines.push(`Rerun with --seed ${report.seed} to get the same inputs.`);
   return lines.join('\n');
 }
