@@ -70,7 +70,7 @@ describe('a drain whose time limit passes', () => {
     const lines: Record<string, unknown>[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
     // Seconds: far more than the request needs; the drain ends as soon as it has finished.
-    const app = new API({ logger, shutdownTimeout: 3000 });
+    const app = new API({ logger, shutdownTimeout: 3 });
     let started = false;
     app.get('/brief', async () => {
       started = true;
