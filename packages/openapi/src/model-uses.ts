@@ -28,8 +28,10 @@ function unwrap(schema: z.ZodType): { inner: z.ZodType; key: 'innerType' | 'in' 
 
 /** The metadata given to this very schema (not through a wrapper), from zod's registry and zod-to-openapi's. */
 function ownMetadata(lib: Generator, schema: z.ZodType): Metadata {
+  // zod-to-openapi itself reads `.meta()`; a schema without it (zod mini) carries no name of its own there.
+  const own = typeof schema.meta === 'function' ? (schema.meta() as Metadata | undefined) : undefined;
   return {
-    ...((schema.meta() as Metadata | undefined) ?? {}),
+    ...(own ?? {}),
     ...((lib.zodToOpenAPIRegistry.get(schema as never) as Metadata | undefined) ?? {}),
   };
 }

@@ -96,6 +96,24 @@ describe('a named model used through .nullable()', () => {
     expect(await validity(doc)).toEqual([]);
   });
 
+  it('refers a recursive model to itself through .nullable() without making it nullable', async () => {
+    const Node = z
+      .object({
+        name: z.string(),
+        get next() {
+          return Node.nullable();
+        },
+      })
+      .meta({ id: 'Node' });
+    const doc = buildDocument({ title: 'Refs', version: '1' }, [get('/node', Node.nullable()), get('/first', Node)], { http }) as Doc;
+    expect(doc.components.schemas).toEqual({
+      Node: { type: 'object', properties: { name: { type: 'string' }, next: orNull('Node') }, required: ['name', 'next'] },
+    });
+    expect(answerSchema(doc, '/node')).toEqual(orNull('Node'));
+    expect(answerSchema(doc, '/first')).toEqual(ref('Node'));
+    expect(await validity(doc)).toEqual([]);
+  });
+
   it('leaves a model whose own definition is nullable as it is', async () => {
     const Maybe = z.object({ id: z.string() }).nullable().meta({ id: 'Maybe' });
     const doc = buildDocument({ title: 'Refs', version: '1' }, [get('/maybe', Maybe), get('/maybes', z.array(Maybe.optional()))], {
