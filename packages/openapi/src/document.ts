@@ -15,6 +15,7 @@ import type { BuildOptions, DocumentInfo, OperationDescription } from './descrip
 import { fixParameters, templateParams, tidy } from './document-shape.js';
 import { outputSchemas, renderResponses } from './responses.js';
 import { type ItemStream, placeItemSchemas } from './item-schemas.js';
+import { namedModel, referToModels, rewrap } from './model-uses.js';
 import { fallbackJsonSchema, isOptionalSchema, isUnknownTypeError, type SchemaObject } from './schema-fallback.js';
 import { SecuritySchemes } from './security-schemes.js';
 import {
@@ -112,15 +113,26 @@ class DocumentBuilder {
       }
     }
     // An input model never shares a component with an output: a named model that is also answered
-    // is documented as a request body under `<id>Input`.
+    // (bare or wrapped, as `Ref` or `Ref.nullable()`) is documented as a request body under `<id>Input`,
+    // the body's own wrappers kept around the copy.
+    const answered = new Set<AnySchema>();
+    for (const schema of this.outputs) {
+      const found = isZodSchema(schema) ? namedModel(generator(), schema as AnySchema) : undefined;
+      if (found) answered.add(found.model);
+    }
+    const modelCopies = new Map<AnySchema, AnySchema>();
     for (const { body } of described) {
-      if (body.kind !== 'whole' || !this.outputs.has(body.schema) || !isZodSchema(body.schema)) continue;
-      const model = body.schema as AnySchema;
-      const id = generator().getRefId(model);
-      if (id === undefined || this.inputCopies.has(model)) continue;
-      const copy = model.clone();
-      this.inputCopies.set(model, copy);
-      this.nameSchema(copy, `${id}Input`);
+      if (body.kind !== 'whole' || !isZodSchema(body.schema) || this.inputCopies.has(body.schema as AnySchema)) continue;
+      const found = namedModel(generator(), body.schema as AnySchema);
+      const id = found && generator().getRefId(found.model);
+      if (!found || id === undefined || !answered.has(found.model)) continue;
+      let copy = modelCopies.get(found.model);
+      if (copy === undefined) {
+        copy = found.model.clone();
+        modelCopies.set(found.model, copy);
+        this.nameSchema(copy, `${id}Input`);
+      }
+      this.inputCopies.set(body.schema as AnySchema, rewrap(found, copy));
     }
     // Security schemes named by the app keep their names; defaults are numbered around them.
     for (const { op } of described) {
@@ -138,7 +150,9 @@ class DocumentBuilder {
       this.registry.registerPath(route);
     }
 
-    const document = new (generator().OpenApiGeneratorV31)(this.registry.definitions).generateDocument({
+    const documentGenerator = new (generator().OpenApiGeneratorV31)(this.registry.definitions);
+    referToModels(generator(), documentGenerator);
+    const document = documentGenerator.generateDocument({
       openapi: '3.1.0',
       info: {
         title: this.info.title,
