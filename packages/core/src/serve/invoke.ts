@@ -199,7 +199,7 @@ export function compileInvoker(
       done(error, undefined);
       return;
     }
-    if (!bound.ok) done(new RequestValidationError(issues ? [...issues, ...bound.issues] : bound.issues), undefined);
+    if (!bound.ok) done(new RequestValidationError(issues ? [...issues, ...bound.issues] : bound.issues, bound.truncated), undefined);
     else if (issues?.length) done(new RequestValidationError(issues), undefined);
     else callHandler(bound.value, request, done);
   };
