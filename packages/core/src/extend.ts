@@ -30,6 +30,8 @@ export { problemDetails, statusOf, type HTTPErrorOptions } from './http/errors.j
 export { problemResponse } from './http/response.js';
 export { RequestHeaders, ResponseHeaders } from './http/headers.js';
 export { isTextContentType, reasonPhrase, statusHasBody } from './http/facts.js';
+/** Stops a body stream without reading it (a generator's `finally` runs): a HEAD answer's, a replaced response's. */
+export { closeStream } from './wire/answer.js';
 export { CREDENTIAL_FIELDS, CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMS } from './http/credentials.js';
 export type { ClientInfo } from './http/request.js';
 export { addressKey, normalizeAddress } from './platform/address.js';
