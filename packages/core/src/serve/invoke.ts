@@ -31,6 +31,7 @@ import { mergeResponseHeaders } from '../http/cookies.js';
 import { pruneUnset } from './exclude-unset.js';
 import { isBinarySchema } from '../http/binary.js';
 import { FileResponse } from '../http/file-response.js';
+import { WebSocketUpgrade } from '../ws/endpoint.js';
 
 /** Runs an endpoint's guards in order, before anything of the request is read. */
 async function runGuards(guards: readonly Guard[], request: Request): Promise<void> {
@@ -175,8 +176,9 @@ export function compileInvoker(
     let response: Response;
     try {
       response = binaryResponse ? binaryAnswer(result) : toResponse(result);
-      // A 1xx is never a final answer: the client would read the next answer on the connection as this one's.
-      if (response.statusCode < 200)
+      // A 1xx is never a final answer (the client would read the next answer on the connection as this
+      // one's); only an accepted WebSocket upgrade answers 101, and the transport completes it.
+      if (response.statusCode < 200 && !(response instanceof WebSocketUpgrade))
         throw new Error(`${label} answered status ${response.statusCode}: a 1xx status is never a final answer`);
     } catch (error) {
       done(error, undefined);
