@@ -81,6 +81,11 @@ function get(path: string, headers: Record<string, string>): string {
     .join('')}Connection: close\r\n\r\n`;
 }
 
+/** A source that fails before its first chunk (a cursor that cannot open). */
+function failing(error: Error): AsyncIterable<string> {
+  return { [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }) };
+}
+
 function build(trustProxy: boolean): API {
   const app = new API({ trustProxy, logger: pino({ level: 'silent' }) });
   app.get('/url', (_input, request) => ({ href: request.url.href, path: request.url.pathname }));
@@ -91,18 +96,8 @@ function build(trustProxy: boolean): API {
   });
   app.get('/items/{id}', ({ id }) => ({ id }));
   app.get('/one-oh-one', () => [{ upgrade: 'no' }, 101]);
-  app.get('/fails-first', () => {
-    async function* chunks(): AsyncGenerator<string> {
-      throw new Error('the cursor could not open');
-    }
-    return new StreamingResponse(chunks(), { mediaType: 'text/csv' });
-  });
-  app.get('/missing-first', () => {
-    async function* chunks(): AsyncGenerator<string> {
-      throw new NotFoundError('No such export');
-    }
-    return new StreamingResponse(chunks(), { mediaType: 'text/csv' });
-  });
+  app.get('/fails-first', () => new StreamingResponse(failing(new Error('the cursor could not open')), { mediaType: 'text/csv' }));
+  app.get('/missing-first', () => new StreamingResponse(failing(new NotFoundError('No such export')), { mediaType: 'text/csv' }));
   app.get('/fails-later', () => {
     async function* chunks(): AsyncGenerator<string> {
       yield 'a,b\n';
@@ -191,7 +186,10 @@ describe('X-Forwarded-Host validated with trustProxy', () => {
 
   it('a valid one names the URL; the path stays the routed one', async () => {
     const [answer] = answers(
-      await exchange(client.url, get('/url', { Host: 'internal:8080', 'X-Forwarded-Host': 'api.example.com', 'X-Forwarded-Proto': 'https' })),
+      await exchange(
+        client.url,
+        get('/url', { Host: 'internal:8080', 'X-Forwarded-Host': 'api.example.com', 'X-Forwarded-Proto': 'https' }),
+      ),
     );
     expect(JSON.parse(answer!.body)).toEqual({ href: 'https://api.example.com/url', path: '/url' });
   });
@@ -229,7 +227,8 @@ describe('1xx is never a final answer', () => {
   });
 
   it('[body, 101] is a 500, and the next answer on the connection is its own', async () => {
-    const payload = 'GET /one-oh-one HTTP/1.1\r\nHost: localhost\r\n\r\nGET /plain HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n';
+    const payload =
+      'GET /one-oh-one HTTP/1.1\r\nHost: localhost\r\n\r\nGET /plain HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n';
     const [first, second] = answers(await exchange(client.url, payload));
     expect(first?.status).toBe(500);
     expect(JSON.parse(first!.body)).toMatchObject({ status: 500 });
@@ -255,7 +254,7 @@ describe('a StreamingResponse waits for its first chunk', () => {
     expect(web.status).toBe(500);
   });
 
-  it("an HTTPError before the first chunk answers with its own status", async () => {
+  it('an HTTPError before the first chunk answers with its own status', async () => {
     const res = await client.get('/missing-first');
     expect(res.status).toBe(404);
     expect(res.json()).toMatchObject({ status: 404, detail: 'No such export' });

@@ -64,7 +64,9 @@ describe('route segments with fixed text around a parameter', () => {
     const op = doc.paths['/reports/{export_id}.csv'].get;
     expect(op.parameters).toEqual([expect.objectContaining({ name: 'export_id', in: 'path', required: true })]);
     const v = doc.paths['/v{major}/items'].get;
-    expect(v.parameters).toEqual([expect.objectContaining({ name: 'major', in: 'path', schema: expect.objectContaining({ type: 'integer' }) })]);
+    expect(v.parameters).toEqual([
+      expect.objectContaining({ name: 'major', in: 'path', schema: expect.objectContaining({ type: 'integer' }) }),
+    ]);
   });
 
   it('{p:path} matches the empty rest, and /files is redirected there', async () => {

@@ -64,7 +64,10 @@ describe('a malformed Host under middleware', () => {
     it(`Host: ${host} → 400, logged as 400, the URL's path the routed one`, async () => {
       lines.length = 0;
       seen.length = 0;
-      const raw = await exchange(client.url, `GET /session HTTP/1.1\r\nHost: ${host}\r\nOrigin: https://app.example\r\nConnection: close\r\n\r\n`);
+      const raw = await exchange(
+        client.url,
+        `GET /session HTTP/1.1\r\nHost: ${host}\r\nOrigin: https://app.example\r\nConnection: close\r\n\r\n`,
+      );
       expect(raw.startsWith('HTTP/1.1 400 ')).toBe(true);
       expect(raw).toMatch(/content-type: application\/problem\+json/i);
       expect(raw).toMatch(/access-control-allow-origin: \*/i);
