@@ -1,7 +1,7 @@
 /**
  * Validation bounded by what was sent, over real HTTP: a body at the 1 MiB limit whose half a million
  * array items all fail is answered with the first 100 `errors[]` and `truncated: true`, quickly and
- * without holding another request back, with zod and valibot; a number JSON cannot hold (`1e309`) is
+ * without holding another request back, with zod, valibot and arktype; a number JSON cannot hold (`1e309`) is
  * a 422 `not_finite` whatever validates the body; a UTF-8 byte-order mark before a JSON body is ignored.
  */
 import { type } from 'arktype';
@@ -20,6 +20,8 @@ function build(): API {
   app.post('/valibot/tags', { params: { tags: v.array(v.string()) } }, ({ tags }) => ({ n: tags.length }));
   app.post('/valibot/model', { params: { post: v.object({ tags: v.array(v.string()) }) } }, ({ post }) => ({ n: post.tags.length }));
   app.post('/arktype/age', { params: { age: type('number') } }, ({ age }) => ({ age }));
+  app.post('/arktype/tags', { params: { tags: type('string[]') } }, ({ tags }) => ({ n: tags.length }));
+  app.post('/arktype/model', { params: { post: type({ tags: 'string[]' }) } }, ({ post }) => ({ n: post.tags.length }));
   app.post('/valibot/age', { params: { age: v.number() } }, ({ age }) => ({ age }));
   app.post('/zod/any', { params: { data: z.unknown() } }, ({ data }) => ({ data }));
   app.post('/zod/age', { params: { age: z.number() } }, ({ age }) => ({ age }));
@@ -38,7 +40,7 @@ describe('a 422 is bounded by what was sent', () => {
     await client.close();
   });
 
-  for (const route of ['/zod/tags', '/zod/model', '/valibot/tags', '/valibot/model']) {
+  for (const route of ['/zod/tags', '/zod/model', '/valibot/tags', '/valibot/model', '/arktype/tags', '/arktype/model']) {
     it(`half a million failing items to ${route}: the first 100 errors, truncated, well under 100 ms`, async () => {
       expect(Buffer.byteLength(HALF_MILLION)).toBeLessThan(1024 * 1024);
       await client.post(route, { body: HALF_MILLION, headers: json }); // warm-up: schemas compiled on first use

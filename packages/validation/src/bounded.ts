@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { compiledParser, type SchemaParser } from './compiled.js';
 import { PARSE } from './issues.js';
-import { isZodSchema, type Schema, type SchemaIssue, validateSync } from './standard.js';
+import { isZodSchema, type Schema, type SchemaIssue, type StandardSchemaV1, toSchemaIssues, validateSync } from './standard.js';
 
 // Validation bounded by what was sent: a 422 lists at most MAX_ISSUES issues, and validation stops
 // once more are known to exist. Neither zod nor valibot can stop by itself (zod takes seconds to report
@@ -195,23 +195,26 @@ function arrayParserOf(element: z.ZodType): SchemaParser<unknown> {
 }
 
 /**
- * An array's items: runs of small items are parsed together (one parse of a slice, its issues moved
- * to their index), a large item is walked on its own; each slice holds fewer than CHUNK values, so no
- * parse can report many more issues than the cap.
+ * An array's items: runs of small items are validated together (`slice` validates a slice of the array
+ * and returns its issues, paths from the slice's index), a large item is walked on its own (`walkItem`);
+ * each slice holds fewer than CHUNK values, so no validation can report many more issues than the cap.
  */
-function walkZodItems(element: z.ZodType, items: unknown[], path: PropertyKey[], sink: Sink<z.core.$ZodIssue>, depth: number): void {
-  const parser = arrayParserOf(element);
+function walkItems<I extends { path: PropertyKey[] }>(
+  items: unknown[],
+  path: PropertyKey[],
+  sink: Sink<I>,
+  slice: (part: unknown[], start: number) => readonly I[] | undefined,
+  walkItem: (index: number) => void,
+): void {
   let start = 0;
   let size = 0;
   const flush = (end: number): void => {
     if (end > start) {
-      const result = parser.safeParse(start === 0 && end === items.length ? items : items.slice(start, end), PARSE);
-      if (!result.success) {
-        for (const issue of result.error.issues as z.core.$ZodIssue[]) {
-          const [index, ...rest] = issue.path;
-          sink.issues.push({ ...issue, path: [...path, (index as number) + start, ...rest] } as z.core.$ZodIssue);
-          if (full(sink)) return;
-        }
+      const issues = slice(start === 0 && end === items.length ? items : items.slice(start, end), start);
+      for (const issue of issues ?? []) {
+        const [index, ...rest] = issue.path;
+        sink.issues.push({ ...issue, path: [...path, (index as number) + start, ...rest] });
+        if (full(sink)) return;
       }
     }
     start = end;
@@ -223,7 +226,7 @@ function walkZodItems(element: z.ZodType, items: unknown[], path: PropertyKey[],
       flush(i);
       if (full(sink)) return;
       path.push(i);
-      walkZod(element, items[i], path, sink, depth + 1);
+      walkItem(i);
       path.pop();
       if (full(sink)) return;
       start = i + 1;
@@ -236,6 +239,20 @@ function walkZodItems(element: z.ZodType, items: unknown[], path: PropertyKey[],
     size += itemSize;
   }
   flush(items.length);
+}
+
+function walkZodItems(element: z.ZodType, items: unknown[], path: PropertyKey[], sink: Sink<z.core.$ZodIssue>, depth: number): void {
+  const parser = arrayParserOf(element);
+  walkItems(
+    items,
+    path,
+    sink,
+    (part) => {
+      const result = parser.safeParse(part, PARSE);
+      return result.success ? undefined : (result.error.issues as z.core.$ZodIssue[]);
+    },
+    (i) => walkZod(element, items[i], path, sink, depth + 1),
+  );
 }
 
 /**
@@ -365,13 +382,106 @@ function walkValibot(schema: ValibotSchema, value: unknown, path: (string | numb
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// arktype: a Type is its own node; an object's `structure` lists its `props`, an array's `sequence`
+// its item type (`variadic`). Only these are entered; anything else is validated whole.
+
+type ArkNode = Schema & {
+  kind?: string;
+  structure?: {
+    props?: readonly { key: PropertyKey; value: ArkNode }[];
+    index?: readonly unknown[];
+    sequence?: { variadic?: ArkNode; prefix?: readonly unknown[]; optionals?: readonly unknown[]; postfix?: readonly unknown[] };
+  };
+  array?: () => ArkNode;
+};
+
+const arkArrays = new WeakMap<ArkNode, ArkNode>();
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** A path as arktype writes it in a message: `tags[3]`, `rows[0].a`, `["a b"]`. */
+function arkPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else if (typeof key === 'string' && IDENTIFIER.test(key)) out += out === '' ? key : `.${key}`;
+    else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out;
+}
+
 /**
- * The first issues of a Standard Schema's validation of a large input, like `boundedZodIssues`: zod
- * and valibot schemas are walked; another library's schema is validated whole (undefined: no bound).
+ * An arktype node's issues for a part of the input found at `at` (a slice of an array starting at
+ * `offset`): paths relative to the part, messages as the whole validation would write them (arktype's
+ * message starts with the path in the whole input).
+ */
+function arkIssues(node: ArkNode, value: unknown, at: readonly PropertyKey[], offset = 0): SchemaIssue[] | undefined {
+  const result = node['~standard'].validate(value) as StandardSchemaV1.Result<unknown>;
+  if (result instanceof Promise || !result.issues) return undefined;
+  const found = toSchemaIssues(result.issues, value);
+  return found.map((issue, n) => {
+    const [head, ...rest] = issue.path;
+    const whole = head === undefined ? at : [...at, typeof head === 'number' ? head + offset : head, ...rest];
+    // arktype says `value at [0]` for a path that starts at an index.
+    const where = typeof whole[0] === 'number' ? `value at ${arkPath(whole)}` : arkPath(whole);
+    const problem = (result.issues[n] as { problem?: unknown }).problem;
+    return where !== '' && typeof problem === 'string' ? { ...issue, message: `${where} ${problem}` } : issue;
+  });
+}
+
+function walkArk(node: ArkNode, value: unknown, path: (string | number)[], sink: Sink<SchemaIssue>, depth: number): void {
+  const structure = node.kind === 'intersection' && depth <= 64 ? node.structure : undefined;
+  const sequence = structure?.sequence;
+  const variadic = sequence?.variadic;
+  if (
+    Array.isArray(value) &&
+    variadic !== undefined &&
+    typeof variadic.array === 'function' &&
+    !sequence!.prefix?.length &&
+    !sequence!.optionals?.length &&
+    !sequence!.postfix?.length
+  ) {
+    let array = arkArrays.get(variadic);
+    if (array === undefined) arkArrays.set(variadic, (array = variadic.array()));
+    const items = value;
+    walkItems(
+      items,
+      path,
+      sink,
+      (part, start) => arkIssues(array!, part, path, start),
+      (i) => walkArk(variadic, items[i], path, sink, depth + 1),
+    );
+    return;
+  }
+  if (isPlainObject(value) && sequence === undefined && structure?.props !== undefined && !structure.index?.length) {
+    for (const prop of structure.props) {
+      const key = prop.key;
+      // A missing key is left to the whole validation, which runs unless the cap is passed.
+      if (typeof key !== 'string' || value[key] === undefined) continue;
+      path.push(key);
+      walkArk(prop.value, value[key], path, sink, depth + 1);
+      path.pop();
+      if (full(sink)) return;
+    }
+    return;
+  }
+  for (const issue of arkIssues(node, value, path) ?? []) {
+    sink.issues.push({ ...issue, path: [...path, ...issue.path] });
+    if (full(sink)) return;
+  }
+}
+
+/**
+ * The first issues of a Standard Schema's validation of a large input, like `boundedZodIssues`: zod,
+ * valibot and arktype schemas are walked; another library's schema is validated whole (undefined: no bound).
  */
 export function boundedStandardIssues(schema: Schema, value: unknown): SchemaIssue[] | undefined {
-  if (isZodSchema(schema) || schema['~standard'].vendor !== 'valibot' || !isLargeInput(value)) return undefined;
+  if (isZodSchema(schema)) return undefined;
+  const vendor = schema['~standard'].vendor;
+  if ((vendor !== 'valibot' && vendor !== 'arktype') || !isLargeInput(value)) return undefined;
   const sink: Sink<SchemaIssue> = { issues: [] };
-  walkValibot(schema as ValibotSchema, value, [], sink, 0);
+  if (vendor === 'valibot') walkValibot(schema as ValibotSchema, value, [], sink, 0);
+  else walkArk(schema as ArkNode, value, [], sink, 0);
   return full(sink) ? sink.issues.slice(0, MAX_ISSUES) : undefined;
 }
