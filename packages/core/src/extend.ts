@@ -39,6 +39,8 @@ export {
   markCredentialHeader,
   markCredentialQueryParam,
 } from './http/credentials.js';
+/** Stops a body stream without reading it (a generator's `finally` runs): a HEAD answer's, a replaced response's. */
+export { closeStream } from './wire/answer.js';
 export type { ClientInfo } from './http/request.js';
 export { addressKey, normalizeAddress } from './platform/address.js';
 export { defaultLogger, roundMs, silentLogger } from './platform/logger.js';

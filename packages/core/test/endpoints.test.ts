@@ -262,9 +262,10 @@ describe('registration errors', () => {
     expect(() => app.get('nope', () => 1)).toThrow('Route "nope" must start with "/"');
   });
 
-  it('a path parameter must fill a whole segment', () => {
+  it('a segment holds at most one parameter, alone or with fixed text around it', () => {
     const app = new API({ logger: false });
-    expect(() => app.get('/files/{name}.txt', () => 1)).toThrow(/must fill a whole segment/);
+    expect(() => app.get('/files/{name}.txt', () => 1)).not.toThrow();
+    expect(() => app.get('/files/{a}{b}.txt', () => 1)).toThrow(/at most one parameter per segment/);
   });
 
   it('include() refuses anything else', () => {

@@ -1,6 +1,6 @@
 import type * as zlib from 'node:zlib';
 import { type BodyChunk, type CallNext, type Request, Response, StreamingResponse } from '@fnapi/core';
-import { builtin, problemDetails, problemResponse, ResponseHeaders, statusHasBody } from '@fnapi/core/extend';
+import { builtin, closeStream, problemDetails, problemResponse, ResponseHeaders, statusHasBody } from '@fnapi/core/extend';
 import { Middleware } from './base.js';
 import { appendVary } from './header-lists.js';
 
@@ -116,7 +116,7 @@ export class CompressionMiddleware extends Middleware {
 
   async dispatch(request: Request, callNext: CallNext): Promise<Response> {
     const response = await callNext(request);
-    if (request.method === 'HEAD' || !statusHasBody(response.statusCode)) return response;
+    if (!statusHasBody(response.statusCode)) return response;
     const headers = response.headersIfAny;
     if (headers?.has('content-encoding')) return response;
     if (headers !== undefined && /\bno-transform\b/i.test(headers.get('cache-control') ?? '')) return response;
@@ -143,6 +143,12 @@ export class CompressionMiddleware extends Middleware {
     const etag = out.get('etag');
     // A strong validator names exact bytes; the compressed bytes differ.
     if (etag !== null && !etag.startsWith('W/')) out.set('etag', `W/${etag}`);
+    // A HEAD gets the headers its GET would (RFC 9110 §8.6), decided the same way above, without the
+    // compressed length, which only compressing would tell; no body is sent, so none is made.
+    if (request.method === 'HEAD') {
+      if (stream !== undefined) void closeStream(stream);
+      return new StreamingResponse(NO_CHUNKS, { statusCode: response.statusCode, headers: out, mediaType: contentType ?? undefined });
+    }
     if (stream !== undefined) {
       return new StreamingResponse(compressStream(stream, encoding, this.level), {
         statusCode: response.statusCode,
@@ -154,6 +160,10 @@ export class CompressionMiddleware extends Middleware {
     return new Response(compressed, { statusCode: response.statusCode, headers: out, mediaType: contentType ?? undefined });
   }
 }
+
+const NO_CHUNKS: AsyncIterable<BodyChunk> = {
+  [Symbol.asyncIterator]: () => ({ next: async (): Promise<IteratorResult<BodyChunk>> => ({ done: true, value: undefined }) }),
+};
 
 function notAcceptable(encodings: readonly CompressionEncoding[]): Response {
   return problemResponse(problemDetails(406, `identity is refused and none of ${encodings.join(', ')} is accepted`));

@@ -166,13 +166,10 @@ describe('CompressionMiddleware over HTTP', () => {
     expect(refused.headers['content-type']).toBe('application/problem+json');
   });
 
-  it('leaves alone a body under the threshold, HEAD, 204, an encoded body and no-transform', async () => {
+  it('leaves alone a body under the threshold, 204, an encoded body and no-transform', async () => {
     const small = await send(url, '/small', { 'accept-encoding': 'gzip, br' });
     expect(small.headers['content-encoding']).toBeUndefined();
     expect(JSON.parse(small.bytes.toString())).toEqual({ ok: true });
-    const head = await send(url, '/rows', { 'accept-encoding': 'gzip' }, 'HEAD');
-    expect(head.headers['content-encoding']).toBeUndefined();
-    expect(head.bytes.byteLength).toBe(0);
     const empty = await send(url, '/empty', { 'accept-encoding': 'gzip' });
     expect(empty.status).toBe(204);
     expect(empty.headers['content-encoding']).toBeUndefined();
@@ -181,6 +178,31 @@ describe('CompressionMiddleware over HTTP', () => {
     expect(JSON.parse(decode(encoded))).toEqual(rows);
     const noTransform = await send(url, '/no-transform', { 'accept-encoding': 'gzip' });
     expect(noTransform.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('HEAD gets the headers its GET would (RFC 9110 §8.6): encoding and Vary, no length it cannot know, no body', async () => {
+    for (const [path, accept] of [
+      ['/rows', 'gzip'],
+      ['/rows', 'br'],
+      ['/text', 'gzip, br'],
+      ['/svg', 'gzip'],
+      ['/small', 'gzip'],
+      ['/png', 'gzip'],
+      ['/rows', 'identity'],
+      ['/no-transform', 'gzip'],
+    ]) {
+      const got = await send(url, path!, { 'accept-encoding': accept! });
+      const head = await send(url, path!, { 'accept-encoding': accept! }, 'HEAD');
+      const what = `HEAD ${path} (${accept})`;
+      expect(head.status, what).toBe(got.status);
+      expect(head.bytes.byteLength, what).toBe(0);
+      expect(head.headers['content-encoding'], what).toBe(got.headers['content-encoding']);
+      expect(head.headers.vary, what).toBe(got.headers.vary);
+      expect(head.headers['content-type'], what).toBe(got.headers['content-type']);
+      if (got.headers['content-encoding'] === undefined) expect(head.headers['content-length'], what).toBe(got.headers['content-length']);
+      // The compressed length is known only by compressing; a HEAD never announces the uncompressed one.
+      else expect(head.headers['content-length'], what).toBeUndefined();
+    }
   });
 
   it('weakens a strong ETag on the compressed variant', async () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedStandardIssues, boundedZodIssues, MAX_ISSUES } from './bounded.js';
 import { compiledParser } from './compiled.js';
 import { generateFunction } from './generate.js';
 import { expectation } from './convert.js';
@@ -21,7 +22,17 @@ import { isZodSchema, validateSync } from './standard.js';
 
 // One route's binding compiled to a function: reads the raw parts, converts, validates with one parse.
 
-export type BindResult = { ok: true; value: Record<string, unknown> } | { ok: false; issues: ValidationIssue[] };
+/**
+ * A failed bind lists at most `MAX_ISSUES` issues; `truncated` says more were found and validation
+ * stopped there.
+ */
+export type BindResult = { ok: true; value: Record<string, unknown> } | { ok: false; issues: ValidationIssue[]; truncated?: boolean };
+
+/** The failure of a bind with `issues`, capped at `MAX_ISSUES` (`truncated` past them). */
+function failed(issues: ValidationIssue[], truncated = false): BindResult {
+  if (issues.length > MAX_ISSUES) return { ok: false, issues: issues.slice(0, MAX_ISSUES), truncated: true };
+  return truncated ? { ok: false, issues, truncated } : { ok: false, issues };
+}
 
 export interface Binder {
   (raw: RawInput): BindResult;
@@ -96,16 +107,13 @@ export function compileBinder(plan: BinderPlan): Binder {
 function wholeBodyBind(name: string, schema: z.ZodType): Bind {
   const model = compiledParser(schema);
   const newInput = objectFactory([name]);
+  const located = (issues: readonly z.core.$ZodIssue[]): ValidationIssue[] =>
+    issues.map((issue) => ({ in: 'body', path: issue.path.map(toPathItem), ...readable(issue, 'body', undefined) }));
   return (raw) => {
+    const bounded = boundedZodIssues(schema, raw.body);
+    if (bounded !== undefined) return failed(located(bounded), true);
     const result = model.safeParse(raw.body, PARSE);
-    if (!result.success) {
-      const issues: ValidationIssue[] = (result.error.issues as z.core.$ZodIssue[]).map((issue) => ({
-        in: 'body',
-        path: issue.path.map(toPathItem),
-        ...readable(issue, 'body', undefined),
-      }));
-      return { ok: false, issues };
-    }
+    if (!result.success) return failed(located(result.error.issues as z.core.$ZodIssue[]));
     const value = newInput();
     value[name] = result.data;
     return { ok: true, value };
@@ -124,7 +132,8 @@ function zodBind(entries: readonly Entry[], usesCookies: boolean): Bind {
     const dropHead = e.kind === 'queryModel' || e.kind === 'wholeBody';
     targets.set(e.name, { in: e.in, head: dropHead ? null : e.wire });
   }
-  const schema = compiledParser(z.object(shape as Record<string, z.ZodType>));
+  const whole = z.object(shape as Record<string, z.ZodType>);
+  const schema = compiledParser(whole);
   const expectations = expectationsOf(entries);
 
   const hasBodyFields = isBodyField.some(Boolean);
@@ -175,16 +184,22 @@ function zodBind(entries: readonly Entry[], usesCookies: boolean): Bind {
             message: `Invalid input: expected object, received ${describeType(b)}`,
             code: 'invalid_type',
           };
-          return { ok: false, issues: [bodyIssue, ...validateWithoutBodyFields(raw, cookies)] };
+          return failed([bodyIssue, ...validateWithoutBodyFields(raw, cookies)]);
         }
         bodyObject = b as Record<string, unknown>;
       }
     }
-    const result = schema.safeParse(readAll(raw, cookies, bodyObject), PARSE);
-    if (result.success) return { ok: true, value: result.data as Record<string, unknown> };
+    const input = readAll(raw, cookies, bodyObject);
+    const bounded = raw.body === undefined ? undefined : boundedZodIssues(whole, input);
     const issues: ValidationIssue[] = [];
+    if (bounded !== undefined) {
+      mapIssues(bounded, targets, issues, expectations);
+      return failed(issues, true);
+    }
+    const result = schema.safeParse(input, PARSE);
+    if (result.success) return { ok: true, value: result.data as Record<string, unknown> };
     mapIssues(result.error.issues as z.core.$ZodIssue[], targets, issues, expectations);
-    return { ok: false, issues };
+    return failed(issues);
   };
 }
 
@@ -272,7 +287,7 @@ function expectationsOf(entries: readonly Entry[]): Expectations {
   return expectations;
 }
 
-type Check = (value: unknown, out: ValidationIssue[]) => { ok: true; value: unknown } | { ok: false };
+type Check = (value: unknown, out: ValidationIssue[]) => { ok: true; value: unknown } | { ok: false; truncated: boolean };
 
 /**
  * A route with schemas other than zod's: each parameter is validated by its own schema (zod ones by
@@ -287,22 +302,26 @@ function perParameterBinder(entries: Entry[]): Binder {
   const targets = new Map<string, IssueTarget>();
   for (const e of entries) targets.set(e.name, { in: e.in, head: e.kind === 'queryModel' || e.kind === 'wholeBody' ? null : e.wire });
 
+  // Each check reports whether it stopped at the cap (`truncated`): the issues then passed it.
   const checks: Check[] = entries.map((e): Check => {
     const head = targets.get(e.name)!.head;
     if (isZodSchema(e.schema)) {
       const parser = compiledParser(e.schema as z.ZodType);
       return (value, out) => {
-        const result = parser.safeParse(value, PARSE);
-        if (result.success) return { ok: true, value: result.data };
-        const issues = (result.error.issues as z.core.$ZodIssue[]).map((issue) => ({ ...issue, path: [e.name, ...issue.path] }));
+        const bounded = boundedZodIssues(e.schema as z.ZodType, value);
+        const result = bounded === undefined ? parser.safeParse(value, PARSE) : undefined;
+        if (result?.success) return { ok: true, value: result.data };
+        const found = bounded ?? (result!.success ? [] : (result!.error.issues as z.core.$ZodIssue[]));
+        const issues = found.map((issue) => ({ ...issue, path: [e.name, ...issue.path] }));
         mapIssues(issues as z.core.$ZodIssue[], targets, out, expectations);
-        return { ok: false };
+        return { ok: false, truncated: bounded !== undefined };
       };
     }
     return (value, out) => {
-      const result = validateSync(e.schema, value);
-      if (result.ok) return result;
-      for (const issue of result.issues) {
+      const bounded = boundedStandardIssues(e.schema, value);
+      const result = bounded === undefined ? validateSync(e.schema, value) : undefined;
+      if (result?.ok) return result;
+      for (const issue of bounded ?? (result!.ok ? [] : result!.issues)) {
         const key = head === null ? `${e.name}.${String(issue.path[0])}` : e.name;
         out.push({
           in: e.in,
@@ -310,7 +329,7 @@ function perParameterBinder(entries: Entry[]): Binder {
           ...readableStandard(issue, e.in, expectations.get(key)),
         });
       }
-      return { ok: false };
+      return { ok: false, truncated: bounded !== undefined };
     };
   });
 
@@ -341,9 +360,11 @@ function perParameterBinder(entries: Entry[]): Binder {
       for (let i = 0; i < n; i++) {
         if (skipBodyFields && isBodyField[i]) continue;
         const result = checks[i](readers[i](raw, cookies, bodyObject), issues);
-        if (result.ok && result.value !== undefined) value[keys[i]] = result.value;
+        if (result.ok) {
+          if (result.value !== undefined) value[keys[i]] = result.value;
+        } else if (result.truncated || issues.length > MAX_ISSUES) return failed(issues, true);
       }
-      return issues.length > 0 ? { ok: false, issues } : { ok: true, value };
+      return issues.length > 0 ? failed(issues) : { ok: true, value };
     },
     usesBody,
     usesCookies,

@@ -11,6 +11,7 @@ export {
   type ExplicitLocation,
 } from './sources.js';
 export { compileBinder, type BindResult, type Binder } from './binder.js';
+export { MAX_ISSUES } from './bounded.js';
 export { describeParams, type ParamDescriptor, type BodyDescriptor } from './describe.js';
 export type { ParamSpec, ParamsShape, BinderPlan } from './plan.js';
 export type { ValidationIssue } from './issues.js';

@@ -23,6 +23,10 @@ function buildValidationProblemSchema() {
         code: z.string(),
       }),
     ),
+    truncated: z
+      .boolean()
+      .optional()
+      .describe('Present (true) when more issues were found than `errors` lists: validation stopped at the first 100'),
   });
 }
 
@@ -83,15 +87,19 @@ export interface ValidationProblem {
   status: 422;
   detail: 'Request validation failed';
   errors: ValidationIssue[];
+  /** True when validation stopped at the first 100 issues and more exist. */
+  truncated?: true;
 }
 
-/** Builds the 422 problem details body for the given issues. */
-export function validationProblem(issues: ValidationIssue[]): ValidationProblem {
-  return {
+/** Builds the 422 problem details body for the given issues (`truncated`: more were found than listed). */
+export function validationProblem(issues: ValidationIssue[], truncated = false): ValidationProblem {
+  const problem: ValidationProblem = {
     type: 'about:blank',
     title: 'Unprocessable Content',
     status: 422,
     detail: 'Request validation failed',
     errors: issues,
   };
+  if (truncated) problem.truncated = true;
+  return problem;
 }

@@ -11,7 +11,7 @@ import {
   type RouteOptions,
 } from '../serve/endpoint.js';
 import { assertMiddleware, type Middleware } from '../serve/pipeline.js';
-import { joinPath } from '../serve/route-table.js';
+import { joinPath, pathParamNames } from '../serve/route-table.js';
 import { attachMiddleware } from './extensions.js';
 import type { RouteEntry as CompiledRouteEntry } from '../serve/compile.js';
 import { defineWebSocket, type ReceivedMessage, type SentMessage, type WebSocketHandler, type WebSocketOptions } from '../ws/endpoint.js';
@@ -194,6 +194,9 @@ export abstract class RouteGroup {
     if (typeof route !== 'string' || (route !== '' && !route.startsWith('/'))) {
       throw new Error(`Route "${String(route)}" must start with "/"`);
     }
+    // The route's own syntax is checked where it is registered, router or app, so the error's stack
+    // points at that line rather than at a later `includeRouter`.
+    pathParamNames(route);
     return {
       method: (method ?? 'GET').toUpperCase(),
       path: joinPath(this.prefix, route),

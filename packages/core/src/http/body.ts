@@ -1,4 +1,5 @@
-import { BadRequestError, PayloadTooLargeError } from './errors.js';
+import { MAX_ISSUES, type ValidationIssue } from '@fnapi/validation';
+import { BadRequestError, PayloadTooLargeError, RequestValidationError } from './errors.js';
 import { concatBytes, utf8, utf8Text } from '../platform/platform.js';
 
 /** The default `bodyLimit`: 1 MiB (413 past it). */
@@ -55,10 +56,50 @@ function rejectPrototypeKeys(key: string, value: unknown): unknown {
 }
 
 /**
+ * Text that may hold a number too large for a double: an exponent of three digits or more, or a run
+ * of 200 digits (a 210-digit mantissa with a two-digit exponent passes 1.8e308). Anything else parses
+ * to finite numbers, so the parsed value is searched only when this matches.
+ */
+const HUGE_NUMBER = /\d[eE][+]?\d{3}|(?<!\d)\d{200}/;
+
+/** The issues of non-finite numbers (`1e309` parses to Infinity) in a parsed body, at their paths. */
+function nonFiniteIssues(value: unknown): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const path: (string | number)[] = [];
+  const visit = (v: unknown): void => {
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v))
+        issues.push({ in: 'body', path: [...path], message: 'Expected a finite number: JSON has no infinities', code: 'not_finite' });
+      return;
+    }
+    if (typeof v !== 'object' || v === null) return;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length && issues.length <= MAX_ISSUES; i++) {
+        path.push(i);
+        visit(v[i]);
+        path.pop();
+      }
+    } else {
+      for (const key in v) {
+        if (issues.length > MAX_ISSUES) return;
+        path.push(key);
+        visit((v as Record<string, unknown>)[key]);
+        path.pop();
+      }
+    }
+  };
+  visit(value);
+  return issues;
+}
+
+/**
  * Parses a JSON request body. Malformed text, nesting past 256 levels and prototype-poisoning keys
- * are client errors (400), never a 500.
+ * are client errors (400), never a 500; a UTF-8 byte-order mark before the text is ignored. A number
+ * that is not finite once parsed (`1e309`) is a 422 at its path (`not_finite`), whatever validates
+ * the body afterwards: JSON has no infinities.
  */
 export function parseJsonBody(text: string): unknown {
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   // A document shorter than the limit cannot be nested deeper than it.
   if (text.length > MAX_JSON_DEPTH && nestingDepthExceeds(text, MAX_JSON_DEPTH)) {
     throw new BadRequestError(`Malformed JSON body: nested deeper than ${MAX_JSON_DEPTH} levels`);
@@ -78,6 +119,10 @@ export function parseJsonBody(text: string): unknown {
     } catch (error) {
       if (error instanceof BadRequestError) throw error;
     }
+  }
+  if (HUGE_NUMBER.test(text)) {
+    const issues = nonFiniteIssues(value);
+    if (issues.length > 0) throw new RequestValidationError(issues);
   }
   return value;
 }

@@ -1,3 +1,4 @@
+import { MAX_ISSUES } from '@fnapi/validation';
 import { PROBLEM_JSON, reasonPhrase } from './facts.js';
 
 export { PROBLEM_JSON };
@@ -86,10 +87,14 @@ export type GatewayTimeoutError = InstanceType<typeof GatewayTimeoutError>;
  * `validationError.format`, so it carries the issues rather than a message.
  */
 export class RequestValidationError extends HTTPError {
+  /** At most `MAX_ISSUES` (100) issues, the first found. */
   readonly issues: readonly import('@fnapi/validation').ValidationIssue[];
-  constructor(issues: readonly import('@fnapi/validation').ValidationIssue[]) {
+  /** True when more issues were found than `issues` lists (validation stopped there). */
+  readonly truncated: boolean;
+  constructor(issues: readonly import('@fnapi/validation').ValidationIssue[], truncated = false) {
     super(422, 'Request validation failed');
-    this.issues = issues;
+    this.truncated = truncated || issues.length > MAX_ISSUES;
+    this.issues = issues.length > MAX_ISSUES ? issues.slice(0, MAX_ISSUES) : issues;
   }
 }
 

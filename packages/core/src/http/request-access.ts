@@ -41,3 +41,9 @@ export function onRequestFinished(request: Request, fn: () => void): boolean {
   // biome-ignore lint/complexity/useLiteralKeys: a private member, reached by element access
   return request['onFinished'](fn);
 }
+
+/** The host the request names (`Host`, or a trusted proxy's `X-Forwarded-Host`); undefined when it is not a valid host. */
+export function authorityOf(request: Request): string | undefined {
+  // biome-ignore lint/complexity/useLiteralKeys: a private member, reached by element access
+  return request['authority']();
+}

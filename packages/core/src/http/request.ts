@@ -5,6 +5,7 @@ import { parse as parseQuery } from 'fast-querystring';
 import { collectBody, decodeText, DEFAULT_BODY_LIMIT, parseJsonBody, tooLarge } from './body.js';
 import { type CookieOptions, cookieLine, expiredCookieLine } from './cookies.js';
 import { BadRequestError } from './errors.js';
+import { isValidHost } from './host.js';
 import { DEFAULT_EDGE, forwardedAddress, generateRequestId, isValidRequestId, lastEntry } from '../platform/proxy-trust.js';
 import { type RawHeaders, RequestHeaders } from './headers.js';
 import { REQUEST_INTERNALS, type RequestInternals } from './request-internals.js';
@@ -193,20 +194,38 @@ export class Request {
     return this._queryValues;
   }
 
+  /**
+   * The full URL: the scheme and host as the request (or, with `trustProxy`, the proxy) says, and the
+   * routed path and query. A host that is not valid is refused with 400 by routing; here it becomes
+   * `localhost`, so that code reading the URL before routing (a logging middleware) never fails and
+   * no header can change the path.
+   */
   get url(): URL {
     if (this._url === undefined) {
-      let host = this.headers.get('host') ?? 'localhost';
+      const host = this.authority() ?? 'localhost';
       let protocol: string = this.protocol;
-      // X-Forwarded-Proto/-Host only from a trusted peer: anyone else could claim any origin.
-      const trust = this[REQUEST_INTERNALS]?.edge.trust;
-      if (trust?.(this.client.address, 0)) {
+      // X-Forwarded-Proto only from a trusted peer: anyone else could claim any origin.
+      if (this.fromTrustedProxy()) {
         const proto = lastEntry(this.headerValue('x-forwarded-proto'))?.toLowerCase();
         if (proto === 'http' || proto === 'https') protocol = proto;
-        host = lastEntry(this.headerValue('x-forwarded-host')) ?? host;
       }
       this._url = new URL(`${protocol}://${host}${this.path}${this.rawQuery ? `?${this.rawQuery}` : ''}`);
     }
     return this._url;
+  }
+
+  private fromTrustedProxy(): boolean {
+    return this[REQUEST_INTERNALS]?.edge.trust?.(this.client.address, 0) === true;
+  }
+
+  /**
+   * The host the request names: `Host` (absent or empty: `localhost`), or the last `X-Forwarded-Host`
+   * entry from a trusted proxy; undefined when it is not a valid host (routing answers 400).
+   */
+  private authority(): string | undefined {
+    let host = this.headerValue('host') || 'localhost';
+    if (this.fromTrustedProxy()) host = lastEntry(this.headerValue('x-forwarded-host')) ?? host;
+    return isValidHost(host) ? host : undefined;
   }
 
   get cookies(): Record<string, string | undefined> {

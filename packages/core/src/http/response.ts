@@ -199,7 +199,12 @@ export class RedirectResponse extends Response {
 
 /** A body produced piece by piece: an async iterable or a Web `ReadableStream` of strings or bytes. */
 export class StreamingResponse extends Response {
-  private readonly source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>;
+  private source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>;
+  /**
+   * Whether the first chunk has been awaited (or need not be: an event stream starts at once). The
+   * runtime primes a response before its headers are written.
+   */
+  primed = false;
   constructor(source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>, options?: ResponseOptions) {
     super(undefined, { mediaType: BYTES_TYPE, ...options });
     this.source = source;
@@ -210,6 +215,49 @@ export class StreamingResponse extends Response {
   override stream(): AsyncIterable<BodyChunk> | ReadableStream<BodyChunk> {
     return this.source;
   }
+
+  /**
+   * Waits for the source's first chunk, so a source that fails before it (a missing object, a cursor
+   * that cannot open) is answered as an ordinary error — its status and problem body, 500 for an
+   * unexpected error — rather than a 200 cut off. The chunk is kept and sent first.
+   */
+  async prime(): Promise<this> {
+    if (this.primed) return this;
+    this.primed = true;
+    const iterator = chunksOf(this.source);
+    const first = await iterator.next();
+    let head: IteratorResult<BodyChunk> | undefined = first;
+    this.source = {
+      [Symbol.asyncIterator]: () => ({
+        next: () => {
+          if (head === undefined) return iterator.next();
+          const kept = head;
+          head = undefined;
+          return Promise.resolve(kept);
+        },
+        return: async (): Promise<IteratorResult<BodyChunk>> => {
+          head = undefined;
+          await iterator.return?.();
+          return { done: true, value: undefined };
+        },
+      }),
+    };
+    return this;
+  }
+}
+
+/** The chunks of a stream source, one at a time: an async iterable's iterator, or a `ReadableStream`'s reader. */
+function chunksOf(source: AsyncIterable<BodyChunk> | ReadableStream<BodyChunk>): AsyncIterator<BodyChunk> {
+  if (typeof (source as ReadableStream<BodyChunk>).getReader !== 'function')
+    return (source as AsyncIterable<BodyChunk>)[Symbol.asyncIterator]();
+  const reader = (source as ReadableStream<BodyChunk>).getReader();
+  return {
+    next: () => reader.read() as Promise<IteratorResult<BodyChunk>>,
+    return: async () => {
+      await reader.cancel();
+      return { done: true, value: undefined };
+    },
+  };
 }
 
 /** The problem-details response of an error status. */

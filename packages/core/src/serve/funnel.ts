@@ -26,8 +26,11 @@ export function internalErrorProblem(error: unknown, debug: boolean, includeStac
 export interface ValidationErrorFormat {
   /** Schema of the 422 body, documented in /openapi.json. */
   schema: import('@fnapi/validation').z.ZodType;
-  /** Builds the 422 body from the issues. */
-  format(issues: readonly ValidationIssue[], request: Request): unknown;
+  /**
+   * Builds the 422 body from the issues: at most the first 100, with `info.truncated` true when more
+   * were found (validation stopped there).
+   */
+  format(issues: readonly ValidationIssue[], request: Request, info: { truncated: boolean }): unknown;
 }
 
 /** How the app turns thrown values into responses. */
@@ -90,13 +93,16 @@ function problemFor(error: unknown, request: Request, policy: ErrorPolicy, optio
       const format = policy.validationError;
       if (format) {
         try {
-          return new Response(format.format(error.issues, request), { statusCode: 422, mediaType: PROBLEM_JSON });
+          return new Response(format.format(error.issues, request, { truncated: error.truncated }), {
+            statusCode: 422,
+            mediaType: PROBLEM_JSON,
+          });
         } catch (formatError) {
           logger().error({ err: formatError }, 'validationError.format failed');
           return problemResponse(internalErrorProblem(formatError, policy.debug, policy.debug));
         }
       }
-      return problemResponse(validationProblem([...error.issues]) as unknown as ProblemDetails);
+      return problemResponse(validationProblem([...error.issues], error.truncated) as unknown as ProblemDetails);
     }
     return problemResponse(error.toProblem(), error.headers);
   }

@@ -18,13 +18,22 @@ import type { Request } from '../http/request.js';
 import { headerValueOf, parseJsonOf, readBytesOf } from '../http/request-access.js';
 // Busboy and the disk spool where node:stream and a file system exist; the platform's form parser elsewhere.
 import { loadFormParser, readForm } from '#fnapi/form-reader';
-import { fromWebResponse, isWebResponse, JSONResponse, OBJECT_WRITER, Response, WrittenJSONResponse } from '../http/response.js';
+import {
+  fromWebResponse,
+  isWebResponse,
+  JSONResponse,
+  OBJECT_WRITER,
+  Response,
+  StreamingResponse,
+  WrittenJSONResponse,
+} from '../http/response.js';
 import { ObjectWriter } from '../http/json-text.js';
 import { compileStreamResult } from './streams.js';
 import { mergeResponseHeaders } from '../http/cookies.js';
 import { pruneUnset } from './exclude-unset.js';
 import { isBinarySchema } from '../http/binary.js';
 import { FileResponse } from '../http/file-response.js';
+import { WebSocketUpgrade } from '../ws/endpoint.js';
 
 /** Runs an endpoint's guards in order, before anything of the request is read. */
 async function runGuards(guards: readonly Guard[], request: Request): Promise<void> {
@@ -156,17 +165,23 @@ export function compileInvoker(
   const streamed = compileStreamResult(options, label);
   // What the handler set on its request (`responseHeaders`, cookies) joins its answer. A file is
   // settled against the request here, so middleware around the endpoint sees the answer it will be
-  // (304, 206, or the funnel's 404/416); the runtime prepares one a middleware returned.
+  // (304, 206, or the funnel's 404/416); the runtime prepares one a middleware returned. A stream waits
+  // here for its first chunk, so a source that fails before it is an error answer, not a 200 cut off.
   const withExtras = (response: Response, request: Request, done: Done): void => {
     const extra = request.responseHeadersIfAny;
     if (extra !== undefined) mergeResponseHeaders(response.headers, extra);
     if (response instanceof FileResponse) settle(response.prepare(request), done);
+    else if (response instanceof StreamingResponse && !response.primed) settle(response.prime(), done);
     else done(undefined, response);
   };
   const answerWith = (result: unknown, request: Request, done: Done): void => {
     let response: Response;
     try {
       response = binaryResponse ? binaryAnswer(result) : toResponse(result);
+      // A 1xx is never a final answer (the client would read the next answer on the connection as this
+      // one's); only an accepted WebSocket upgrade answers 101, and the transport completes it.
+      if (response.statusCode < 200 && !(response instanceof WebSocketUpgrade))
+        throw new Error(`${label} answered status ${response.statusCode}: a 1xx status is never a final answer`);
     } catch (error) {
       done(error, undefined);
       return;
@@ -201,7 +216,7 @@ export function compileInvoker(
       done(error, undefined);
       return;
     }
-    if (!bound.ok) done(new RequestValidationError(issues ? [...issues, ...bound.issues] : bound.issues), undefined);
+    if (!bound.ok) done(new RequestValidationError(issues ? [...issues, ...bound.issues] : bound.issues, bound.truncated), undefined);
     else if (issues?.length) done(new RequestValidationError(issues), undefined);
     else callHandler(bound.value, request, done);
   };

@@ -6,6 +6,8 @@ import { generateFunction } from '@fnapi/validation';
  */
 
 const PARAM = /^\{([A-Za-z_$][\w$]*)\}$/;
+/** A parameter with fixed text around it in one segment: `{id}.csv`, `v{major}`, `report-{id}.pdf`. */
+const AFFIXED = /^([^{}]*)\{([A-Za-z_$][\w$]*)\}([^{}]*)$/;
 /** `{name:path}`: the last segment, matching the rest of the path, slashes included. */
 const REST = /^\{([A-Za-z_$][\w$]*):path\}$/;
 const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -33,8 +35,20 @@ interface Node<T> extends Terminal<T> {
   names: string[] | undefined;
   nodes: Node<T>[] | undefined;
   param: { name: string; node: Node<T> } | undefined;
+  /**
+   * Segments of fixed text around a parameter (`{id}.csv`), longest fixed text first: tried after the
+   * static segments and before the bare parameter. `prefix` and `suffix` as a request sends them.
+   */
+  affixed: Affixed<T>[] | undefined;
   /** A `{name:path}` segment: the rest of the path. */
   rest: Terminal<T> | undefined;
+}
+
+interface Affixed<T> {
+  prefix: string;
+  suffix: string;
+  name: string;
+  node: Node<T>;
 }
 
 function node<T>(): Node<T> {
@@ -43,6 +57,7 @@ function node<T>(): Node<T> {
     names: undefined,
     nodes: undefined,
     param: undefined,
+    affixed: undefined,
     rest: undefined,
     value: undefined,
     params: undefined,
@@ -87,28 +102,46 @@ export function documentedPath(template: string): string {
   return template.includes(':path}') ? template.replace(/\{([A-Za-z_$][\w$]*):path\}/g, '{$1}') : template;
 }
 
+/** One segment of a route template. */
+type SegmentShape =
+  | { kind: 'static' }
+  | { kind: 'param'; name: string }
+  | { kind: 'affixed'; name: string; prefix: string; suffix: string }
+  | { kind: 'rest'; name: string };
+
+/** What one segment of `template` is; a segment fnapi cannot match as written is refused, saying what to write. */
+function segmentShape(template: string, segment: string, last: boolean): SegmentShape {
+  const rest = REST.exec(segment);
+  if (rest) {
+    if (!last) throw new Error(`Route "${template}": {${rest[1]}:path} must be the last segment`);
+    return { kind: 'rest', name: rest[1]! };
+  }
+  if (segment.startsWith(':')) {
+    const name = segment.slice(1).replace(/[?*+]$/, '');
+    throw new Error(
+      `Route "${template}": "${segment}" is an Express-style parameter, which fnapi would match literally; write {${name}} instead`,
+    );
+  }
+  const m = PARAM.exec(segment);
+  if (m) return { kind: 'param', name: m[1]! };
+  if (!segment.includes('{') && !segment.includes('}')) return { kind: 'static' };
+  const a = AFFIXED.exec(segment);
+  if (a) return { kind: 'affixed', name: a[2]!, prefix: a[1]!, suffix: a[3]! };
+  if (segment.includes(':path}')) {
+    throw new Error(`Route "${template}": a {name:path} parameter fills its whole segment, like /files/{file_path:path}`);
+  }
+  throw new Error(
+    `Route "${template}": "${segment}" is not a segment fnapi can match: at most one parameter per segment, written {name}, alone or with fixed text around it (/reports/{id}.csv, /v{major}/items)`,
+  );
+}
+
 /** Names of `{param}` segments of a route template, in order. */
 export function pathParamNames(template: string): string[] {
   const names: string[] = [];
   const segments = template.split('/');
   for (const [index, segment] of segments.entries()) {
-    const rest = REST.exec(segment);
-    if (rest) {
-      if (index !== segments.length - 1) throw new Error(`Route "${template}": {${rest[1]}:path} must be the last segment`);
-      names.push(rest[1]!);
-      continue;
-    }
-    if (segment.startsWith(':')) {
-      const name = segment.slice(1).replace(/[?*+]$/, '');
-      throw new Error(
-        `Route "${template}": "${segment}" is an Express-style parameter, which fnapi would match literally; write {${name}} instead`,
-      );
-    }
-    const m = PARAM.exec(segment);
-    if (m) names.push(m[1]!);
-    else if (segment.includes('{') || segment.includes('}')) {
-      throw new Error(`Route "${template}": a path parameter must fill a whole segment, like /users/{user_id}`);
-    }
+    const shape = segmentShape(template, segment, index === segments.length - 1);
+    if (shape.kind !== 'static') names.push(shape.name);
   }
   if (new Set(names).size !== names.length) throw new Error(`Route "${template}" repeats a path parameter name`);
   return names;
@@ -196,9 +229,10 @@ export class RouteTable<T> {
     }
     let current = table.root;
     const names = pathParamNames(template);
-    for (const segment of template.split('/').slice(1)) {
-      const rest = REST.exec(segment);
-      if (rest) {
+    const segments = template.split('/').slice(1);
+    for (const [index, segment] of segments.entries()) {
+      const shape = segmentShape(template, segment, index === segments.length - 1);
+      if (shape.kind === 'rest') {
         if (current.rest !== undefined) return false;
         const terminal: Terminal<T> = { value, params: undefined };
         terminal.params = deferredBuilder(terminal, names);
@@ -206,15 +240,31 @@ export class RouteTable<T> {
         table.hasDynamic = true;
         return true;
       }
-      const m = PARAM.exec(segment);
-      if (m) {
-        if (current.param && current.param.name !== m[1]) {
+      if (shape.kind === 'param') {
+        if (current.param && current.param.name !== shape.name) {
           throw new Error(
-            `Route "${template}": parameter {${m[1]}} conflicts with {${current.param.name}} at the same position of another route`,
+            `Route "${template}": parameter {${shape.name}} conflicts with {${current.param.name}} at the same position of another route`,
           );
         }
-        current.param ??= { name: m[1]!, node: node() };
+        current.param ??= { name: shape.name, node: node() };
         current = current.param.node;
+      } else if (shape.kind === 'affixed') {
+        const prefix = encodeURI(shape.prefix);
+        const suffix = encodeURI(shape.suffix);
+        const same = current.affixed?.find((a) => a.prefix === prefix && a.suffix === suffix);
+        if (same !== undefined && same.name !== shape.name) {
+          throw new Error(
+            `Route "${template}": parameter {${shape.name}} in "${segment}" conflicts with {${same.name}} at the same position of another route`,
+          );
+        }
+        if (same !== undefined) current = same.node;
+        else {
+          const added: Affixed<T> = { prefix, suffix, name: shape.name, node: node() };
+          current.affixed = [...(current.affixed ?? []), added].sort(
+            (a, b) => b.prefix.length + b.suffix.length - (a.prefix.length + a.suffix.length),
+          );
+          current = added.node;
+        }
       } else {
         let next = current.children?.get(segment);
         if (!next) addChild(current, segment, (next = node()));
@@ -300,7 +350,8 @@ function descend<T>(root: Node<T>, path: string, values: string[]): Terminal<T> 
     if (child !== undefined) current = child;
     else {
       const param = current.param;
-      if (param === undefined || end === start) return null;
+      // A segment of fixed text and a parameter comes before a bare parameter: `walk` tries both.
+      if (param === undefined || end === start || current.affixed !== undefined) return null;
       const segment = path.slice(start, end);
       values[count++] = escaped && segment.includes('%') ? decodeSegment(segment) : segment;
       current = param.node;
@@ -320,6 +371,20 @@ function walk<T>(current: Node<T>, path: string, start: number, values: string[]
     const found = walk(child, path, end + 1, values, count);
     if (found !== undefined) return found;
   }
+  const affixed = current.affixed;
+  if (affixed !== undefined) {
+    for (const a of affixed) {
+      // The fixed text at both ends, and a parameter of at least one character between them.
+      if (end - start <= a.prefix.length + a.suffix.length) continue;
+      if (!path.startsWith(a.prefix, start) || !path.startsWith(a.suffix, end - a.suffix.length)) continue;
+      const found = walk(a.node, path, end + 1, values, count + 1);
+      if (found !== undefined) {
+        const middle = path.slice(start + a.prefix.length, end - a.suffix.length);
+        values[count] = middle.includes('%') ? decodeSegment(middle) : middle;
+        return found;
+      }
+    }
+  }
   const param = current.param;
   if (param !== undefined && end > start) {
     const found = walk(param.node, path, end + 1, values, count + 1);
@@ -329,8 +394,9 @@ function walk<T>(current: Node<T>, path: string, start: number, values: string[]
       return found;
     }
   }
+  // `{name:path}` takes the rest of the path, slashes included, the empty rest too (`/files/` → '').
   const rest = current.rest;
-  if (rest !== undefined && start < path.length) {
+  if (rest !== undefined && start <= path.length) {
     const tail = path.slice(start);
     values[count] = tail.includes('%') ? decodeSegment(tail) : tail;
     return rest;

@@ -1,6 +1,7 @@
 import { firstReport, problemDetails, ServiceUnavailableError } from '../http/errors.js';
 import { FileResponse } from '../http/file-response.js';
 import type { Request } from '../http/request.js';
+import { authorityOf } from '../http/request-access.js';
 import { REQUEST_INTERNALS, type RequestInternals } from '../http/request-internals.js';
 import { problemResponse, Response } from '../http/response.js';
 import type { Logger } from '../platform/logger.js';
@@ -44,6 +45,28 @@ export interface RuntimeOptions {
   limits: Readonly<RuntimeLimits>;
   /** Browser origins allowed to open the app's WebSockets besides a request's own (`wsOrigins`). */
   wsOrigins: readonly string[];
+}
+
+/** A percent sign not followed by two hexadecimal digits. */
+const MALFORMED_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
+
+/**
+ * Why a request cannot be routed at all (400), or undefined: a path with a malformed percent-escape
+ * (`%zz`, or escapes that are not UTF-8), or a host that is not one (`Host: a b`; with `trustProxy`,
+ * `X-Forwarded-Host` too). Routing answers it, so middleware sees the 400 as a response.
+ */
+function badTarget(request: Request): string | undefined {
+  const path = request.path;
+  if (path.includes('%')) {
+    if (MALFORMED_ESCAPE.test(path)) return 'Malformed percent-escape in the request path';
+    try {
+      decodeURIComponent(path);
+    } catch {
+      return 'Percent-escapes in the request path are not UTF-8';
+    }
+  }
+  if (authorityOf(request) === undefined) return 'The request names an invalid host';
+  return undefined;
 }
 
 /** No log line of the funnel for a startup failure: it is logged once, where startup failed. */
@@ -169,6 +192,11 @@ export class AppRuntime {
 
   /** Routing: the innermost step of the app's middleware chain. */
   private readonly route: Step = (request, done) => {
+    const refusal = badTarget(request);
+    if (refusal !== undefined) {
+      done(undefined, problemResponse(problemDetails(400, refusal)));
+      return;
+    }
     const method = request.method;
     let match = this.table.match(method, request.path);
     if (match === undefined && method === 'HEAD') match = this.table.match('GET', request.path);

@@ -235,7 +235,7 @@ export function compileStream(spec: StreamSpec): (result: unknown, request: Requ
     if (request.method === 'HEAD') {
       // No body will be read: close the producer before it starts rather than leave it suspended.
       await source.return?.();
-      return new StreamingResponse(EMPTY, { mediaType, headers, statusCode: spec.statusCode });
+      return primed(new StreamingResponse(EMPTY, { mediaType, headers, statusCode: spec.statusCode }));
     }
     const stream = new ItemStream(source, encode, request, spec.kind, pingMs);
     // An event stream starts at once: its headers go out before the first event (a live feed may be
@@ -243,8 +243,14 @@ export function compileStream(spec: StreamSpec): (result: unknown, request: Requ
     // `event: error` like a later one. A JSON Lines stream waits for its first item, so an error
     // before it is an ordinary error response.
     if (spec.kind === 'lines') await stream.prime();
-    return new StreamingResponse(stream, { mediaType, headers, statusCode: spec.statusCode });
+    return primed(new StreamingResponse(stream, { mediaType, headers, statusCode: spec.statusCode }));
   };
+}
+
+/** A stream whose start is decided here (an event stream at once, JSON Lines after its first item), not by the runtime. */
+function primed(response: StreamingResponse): StreamingResponse {
+  response.primed = true;
+  return response;
 }
 
 function eventText(event: SSEEvent, data: string): string {
