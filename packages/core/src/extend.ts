@@ -1,6 +1,10 @@
 // `@fnapi/core/extend`: what packages that extend fnapi (middleware, plugins, auth, monitoring, cache,
 // jobs, mcp, dev) need of core beyond what apps write. Apps never import it; it is off the main entry.
 export {
+  addTransportRoute,
+  type EndpointWatcher,
+  type TransportRoute,
+  watchEndpoints,
   type Extensible,
   type Extension,
   type ExtensionKey,
@@ -11,7 +15,16 @@ export {
   WORKER_RUNTIME,
   type WorkerRuntime,
 } from './app/extensions.js';
-export { annotateHandler, assertStandardDecorator, handlerMetadata, type HandlerMetadata } from './serve/endpoint.js';
+export {
+  annotateHandler,
+  assertStandardDecorator,
+  type Guard,
+  handlerMetadata,
+  type HandlerMetadata,
+  type McpToolOptions,
+  routeGuards,
+} from './serve/endpoint.js';
+export type { RegisteredEndpoint } from './serve/compile.js';
 export { errorResponse, type ErrorResponseOptions } from './serve/funnel.js';
 export {
   EVENT_NAMES,
