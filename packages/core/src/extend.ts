@@ -45,6 +45,7 @@ export { RequestHeaders, ResponseHeaders } from './http/headers.js';
 export { isTextContentType, reasonPhrase, statusHasBody } from './http/facts.js';
 export { CREDENTIAL_FIELDS, CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMS } from './http/credentials.js';
 export type { ClientInfo } from './http/request.js';
+export { setSpanAttributes, spanAttributesOf } from './http/span-attributes.js';
 export { addressKey, normalizeAddress } from './platform/address.js';
 export { defaultLogger, roundMs, silentLogger } from './platform/logger.js';
 export { currentSignal, runWithSignal } from './platform/signal-scope.js';

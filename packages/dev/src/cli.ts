@@ -1,6 +1,15 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { checkCommand, clientCommand, deployCommand, devCommand, openapiCommand, routesCommand, workerCommand } from './commands.js';
+import {
+  checkCommand,
+  clientCommand,
+  deployCommand,
+  devCommand,
+  mcpCommand,
+  openapiCommand,
+  routesCommand,
+  workerCommand,
+} from './commands.js';
 
 const USAGE = `Usage:
   fnapi dev <entry> [--host H] [--port P] [--client <file>]
@@ -13,6 +22,8 @@ const USAGE = `Usage:
   fnapi routes <entry>               list method, route and operationId of each endpoint
   fnapi worker <entry>               run the app's job workers (@fnapi/jobs) without serving HTTP;
                                      SIGTERM stops them gracefully
+  fnapi mcp <entry> [--list]         serve the app's MCP tools (@fnapi/mcp) over stdio, logs on stderr;
+                                     --list prints the tool and resource catalogue as JSON
   fnapi check <entry> [--runs 100] [--seed n] [--only id,…] [--skip id,…] [--header 'Name: value']…
                      [--read-only] [--methods GET,POST,…] [--verbose]
                                      call every operation (DELETE included, against the app's own
@@ -26,7 +37,7 @@ const USAGE = `Usage:
 
 <entry> is a TypeScript or JavaScript module whose default export, or export named "app", is an API.`;
 
-const COMMANDS = ['dev', 'openapi', 'client', 'routes', 'check', 'deploy', 'worker'];
+const COMMANDS = ['dev', 'openapi', 'client', 'routes', 'check', 'deploy', 'worker', 'mcp'];
 
 function list(value: string | undefined): string[] | undefined {
   return value
@@ -74,6 +85,7 @@ async function main(argv: string[]): Promise<number> {
       servers: { type: 'string' },
       bind: { type: 'string' },
       health: { type: 'string' },
+      list: { type: 'boolean' },
     },
   });
   const [command, entry] = positionals;
@@ -104,6 +116,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'worker':
       return workerCommand(entry);
+    case 'mcp':
+      return mcpCommand(entry, values.list === true);
     case 'check':
       return checkCommand(entry, {
         runs: integer('runs', values.runs),

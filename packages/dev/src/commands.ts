@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { provided, WORKER_RUNTIME } from '@fnapi/core/extend';
 import { type CheckOptions, checkContract, checkWarning, formatReport, READ_ONLY_METHODS } from './check/contract.js';
 import { type HaproxyOptions, haproxyConfig } from './deploy/haproxy.js';
@@ -40,6 +41,40 @@ export async function workerCommand(entry: string): Promise<number> {
   await runtime.run({ handleSignals: true });
   // Runs until a signal: the runtime exits the process once its workers have stopped.
   return new Promise<number>(() => {});
+}
+
+/**
+ * `fnapi mcp <entry> [--list]`: the app's MCP tools over stdio (or the catalogue as JSON), by the
+ * `fnapi-mcp` command that `@fnapi/mcp` carries, so production needs no development package. Run
+ * under tsx, so a TypeScript entry needs no build; resolves with its exit code.
+ */
+export async function mcpCommand(entry: string, list: boolean): Promise<number> {
+  const bin = mcpBin();
+  const require = createRequire(import.meta.url);
+  const tsx = require.resolve('tsx/esm');
+  const args = ['--import', pathToFileURL(tsx).href, bin, entry, ...(list ? ['--list'] : [])];
+  const child = spawn(process.execPath, args, { stdio: 'inherit' });
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  return new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      process.off('SIGINT', forward);
+      process.off('SIGTERM', forward);
+      resolve(code ?? (signal ? 0 : 1));
+    });
+  });
+}
+
+/** The `fnapi-mcp` script of the `@fnapi/mcp` the project installed (its source, in fnapi's own workspace). */
+function mcpBin(): string {
+  let main: string;
+  try {
+    main = createRequire(join(process.cwd(), 'package.json')).resolve('@fnapi/mcp');
+  } catch {
+    throw new Error('fnapi mcp serves the tools of @fnapi/mcp, which this project lacks: add it (pnpm add @fnapi/mcp)');
+  }
+  return join(dirname(main), main.endsWith('.ts') ? 'bin.ts' : 'bin.js');
 }
 
 /** `fnapi routes <entry>`: method, route and operationId of each endpoint. */

@@ -1,5 +1,5 @@
 import type { Request } from '@fnapi/core';
-import { isTextContentType, problemDetails } from '@fnapi/core/extend';
+import { isTextContentType, problemDetails, setSpanAttributes } from '@fnapi/core/extend';
 import { afterAnswer, answer, closeStream, type Runtime, requestFrom, type Serialized, toChunk } from '@fnapi/core/transport';
 import type { Tool } from './catalogue.js';
 
@@ -47,9 +47,6 @@ const EXCHANGE_HEADERS = new Set([
 ]);
 
 const encoder = new TextEncoder();
-
-/** The request attribute key under which a call's span attributes travel (read by tracing). */
-export const MCP_ATTRIBUTES = 'fnapi.mcp.attributes';
 
 /**
  * A tool's arguments as the request the endpoint takes: path, query, header, cookie and body, with
@@ -112,7 +109,7 @@ export function toolRequest(runtime: Runtime, tool: Tool, args: Record<string, u
       : {}),
     bodyLimit: runtime.limits.bodyLimit,
   });
-  if (context.attributes !== undefined) request.state[MCP_ATTRIBUTES] = context.attributes;
+  if (context.attributes !== undefined) setSpanAttributes(request, context.attributes);
   return request;
 }
 

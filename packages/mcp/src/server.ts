@@ -27,7 +27,7 @@ import {
   ResourceTemplate,
   type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
-import { answerBytes, callTool, headerOf, base64, MCP_ATTRIBUTES, toolRequest, type ToolResult } from './call.js';
+import { answerBytes, base64, callTool, headerOf, toolRequest, type ToolResult } from './call.js';
 import { checkResource, describeTool, isTool, type SelectionOptions, type Tool, ToolNames, toolName } from './catalogue.js';
 import { answer, afterAnswer } from '@fnapi/core/transport';
 
@@ -63,8 +63,8 @@ export interface McpOptions extends SelectionOptions {
 
 /** What `fnapi mcp` finds on an app that extended itself with `mcp(…)`. */
 export interface McpCapability {
-  /** A server for one exchange (stdio). */
-  server(): McpServer;
+  /** A server for one exchange or connection (stdio). */
+  server(context?: McpRequestContext): McpServer;
   /** The tool and resource catalogue as the protocol's lists give them. */
   catalogue(): Promise<{ tools: unknown[]; resourceTemplates: unknown[] }>;
 }
@@ -159,7 +159,7 @@ export class McpExtension implements Extension {
     if (this.options.authorizationServers !== undefined) {
       addTransportRoute(target, { path: `/.well-known/oauth-protected-resource${this.path}`, serve: (request) => this.metadata(request) });
     }
-    provide(target, MCP_CAPABILITY, { server: () => this.server(), catalogue: () => this.list() });
+    provide(target, MCP_CAPABILITY, { server: (context) => this.server(context), catalogue: () => this.list() });
     // The catalogue is built from the document before the first request, so a mistake fails startup.
     target.onStartup(() => {
       this.catalogue();
@@ -473,5 +473,3 @@ function safeJson(text: string): unknown {
     return text;
   }
 }
-
-export { MCP_ATTRIBUTES };
