@@ -82,6 +82,7 @@ type McpApp = Servable &
     onStartup(callback: () => unknown): unknown;
   };
 
+const BUN_JSON = /^application\/json;\s*charset=utf-8$/i;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 const CORS_HEADERS = 'content-type, authorization, mcp-protocol-version, mcp-method, mcp-name, last-event-id';
 
@@ -373,12 +374,15 @@ export class McpExtension implements Extension {
       method: request.method,
       headers,
       ...(bytes !== undefined ? { body: bytes as BodyInit } : {}),
-      signal: request.signal,
     });
     this.exchanges.set(web, request);
     const response = await this.sdk().fetch(web, parsed !== undefined ? { parsedBody: parsed } : undefined);
-    if (!allowed) return response;
+    // Bun's `Response.json` adds a charset that JSON has no use for: every runtime answers alike.
+    const bunJson = BUN_JSON.test(response.headers.get('content-type') ?? '');
+    if (!allowed && !bunJson) return response;
     const out = new Headers(response.headers);
+    if (bunJson) out.set('content-type', 'application/json');
+    if (!allowed) return new globalThis.Response(response.body, { status: response.status, headers: out });
     out.set('access-control-allow-origin', origin);
     out.set('access-control-expose-headers', 'www-authenticate, mcp-protocol-version');
     out.append('vary', 'origin');
