@@ -9,6 +9,8 @@ export {
   type Extension,
   type ExtensionKey,
   extensionKey,
+  MCP_RUNTIME,
+  type McpRuntime,
   METRICS_REGISTRY,
   provide,
   provided,

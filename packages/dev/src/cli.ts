@@ -25,12 +25,14 @@ const USAGE = `Usage:
   fnapi mcp <entry> [--list]         serve the app's MCP tools (@fnapi/mcp) over stdio, logs on stderr;
                                      --list prints the tool and resource catalogue as JSON
   fnapi check <entry> [--runs 100] [--seed n] [--only id,…] [--skip id,…] [--header 'Name: value']…
-                     [--read-only] [--methods GET,POST,…] [--verbose]
+                     [--read-only] [--methods GET,POST,…] [--mcp] [--verbose]
                                      call every operation (DELETE included, against the app's own
                                      services; FNAPI_CHECK=1 is set for the app) with generated inputs;
                                      exit 1 when an answer breaks the document or an operation is not
-                                     exercised. --read-only: GET, HEAD and QUERY only. --verbose: the
-                                     app's logs below error too
+                                     exercised. --read-only: GET, HEAD and QUERY only. --mcp: also
+                                     call every MCP tool through the official client, each result
+                                     checked against its outputSchema, each error a problem body.
+                                     --verbose: the app's logs below error too
   fnapi deploy haproxy [--servers host:port,…] [--port 8080] [--bind 127.0.0.1] [--health /readyz] [-o <file>]
                                      write an HAProxy configuration for instances of an app: round
                                      robin, a readiness check every 500 ms (pair it with shutdownDelay)
@@ -86,6 +88,7 @@ async function main(argv: string[]): Promise<number> {
       bind: { type: 'string' },
       health: { type: 'string' },
       list: { type: 'boolean' },
+      mcp: { type: 'boolean' },
     },
   });
   const [command, entry] = positionals;
@@ -129,6 +132,7 @@ async function main(argv: string[]): Promise<number> {
         readOnly: values['read-only'],
         methods: list(values.methods),
         verbose: values.verbose,
+        mcp: values.mcp,
       });
     case 'deploy':
       return deployCommand(entry, {

@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { provided, WORKER_RUNTIME } from '@fnapi/core/extend';
 import { type CheckOptions, checkContract, checkWarning, formatReport, READ_ONLY_METHODS } from './check/contract.js';
 import { type HaproxyOptions, haproxyConfig } from './deploy/haproxy.js';
+import { checkTools, formatToolReport } from './check/tools.js';
 import { writeClientTypes } from './client.js';
 import { checkPort, listenAddress } from './address.js';
 import { loadApp } from './load.js';
@@ -126,8 +127,11 @@ export async function devCommand(
  * It warns first (it calls DELETE too, against the app's own services), sets `FNAPI_CHECK=1` before the
  * app is loaded, and keeps the app's logs below `error` quiet unless `verbose`.
  */
-export async function checkCommand(entry: string, options: CheckOptions & { verbose?: boolean | undefined }): Promise<number> {
-  const { verbose, ...check } = options;
+export async function checkCommand(
+  entry: string,
+  options: CheckOptions & { verbose?: boolean | undefined; mcp?: boolean | undefined },
+): Promise<number> {
+  const { verbose, mcp, ...check } = options;
   process.env.FNAPI_CHECK = '1';
   if (!verbose && !['silent', 'fatal', 'error'].includes(process.env.FNAPI_LOG_LEVEL ?? '')) process.env.FNAPI_LOG_LEVEL = 'error';
   const methods = check.readOnly
@@ -137,9 +141,12 @@ export async function checkCommand(entry: string, options: CheckOptions & { verb
   process.stdout.write(`fnapi: ${checkWarning(methods)}\n\n`);
   const app = await loadApp(entry);
   try {
-    const report = await checkContract(app, options);
+    const report = await checkContract(app, check);
     process.stdout.write(`${formatReport(report)}\n`);
-    return report.ok ? 0 : 1;
+    if (!mcp) return report.ok ? 0 : 1;
+    const tools = await checkTools(app, { runs: check.runs, seed: check.seed, only: check.only, skip: check.skip, headers: check.headers });
+    process.stdout.write(`\n${formatToolReport(tools)}\n`);
+    return report.ok && tools.ok ? 0 : 1;
   } finally {
     await app.shutdown();
   }

@@ -11,6 +11,16 @@ export {
   formatReport,
   type OperationSummary,
 } from './check/contract.js';
+export { checkTools, formatToolReport, type ToolCheckOptions, type ToolFailure, type ToolReport } from './check/tools.js';
 export { clientTypes, untypedOperations, writeClientTypes } from './client.js';
-export { checkCommand, clientCommand, deployCommand, devCommand, openapiCommand, routesCommand, workerCommand } from './commands.js';
+export {
+  checkCommand,
+  clientCommand,
+  deployCommand,
+  devCommand,
+  mcpCommand,
+  openapiCommand,
+  routesCommand,
+  workerCommand,
+} from './commands.js';
 export { type HaproxyOptions, haproxyConfig } from './deploy/haproxy.js';

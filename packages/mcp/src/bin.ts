@@ -7,9 +7,10 @@ import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { provided } from '@fnapi/core/extend';
+import { MCP_RUNTIME, provided } from '@fnapi/core/extend';
 import type { Writable } from 'node:stream';
-import { MCP_CAPABILITY, mcp } from './server.js';
+import type { McpServer } from '@modelcontextprotocol/server';
+import { mcp } from './server.js';
 
 const USAGE = `Usage: fnapi-mcp <entry> [--list]
   Serves the app's MCP tools over stdio (logs on stderr); --list prints { tools, resourceTemplates } as JSON.
@@ -34,8 +35,8 @@ async function load(entry: string) {
   const module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   const app = [module.default, module.app].find(isApp);
   if (app === undefined) throw new Error(`${entry} exports no API: export the app as the default export or as "app"`);
-  if (provided(app as never, MCP_CAPABILITY) === undefined) app.extend(mcp());
-  return { app, capability: provided(app as never, MCP_CAPABILITY)! };
+  if (provided(app as never, MCP_RUNTIME) === undefined) app.extend(mcp());
+  return { app, capability: provided(app as never, MCP_RUNTIME)! };
 }
 
 /** The child: loads the app and speaks the protocol on fd 3 (or writes the catalogue there). */
@@ -49,7 +50,9 @@ async function child(entry: string, list: boolean): Promise<void> {
     return;
   }
   const { serveStdio, StdioServerTransport } = await import('@modelcontextprotocol/server/stdio');
-  const handle = serveStdio((context) => capability.server(context), { transport: new StdioServerTransport(process.stdin, out) });
+  const handle = serveStdio((context) => capability.server(context) as McpServer, {
+    transport: new StdioServerTransport(process.stdin, out),
+  });
   const stop = async () => {
     await handle.close().catch(() => {});
     await app.shutdown();

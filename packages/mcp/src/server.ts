@@ -3,10 +3,9 @@ import {
   addTransportRoute,
   type Extensible,
   type Extension,
-  extensionKey,
-  type ExtensionKey,
   type Guard,
   handlerMetadata,
+  MCP_RUNTIME,
   problemDetails,
   problemResponse,
   provide,
@@ -60,17 +59,6 @@ export interface McpOptions extends SelectionOptions {
   /** Most items an `events`/`lines` tool collects; default 1,000. */
   maxItems?: number;
 }
-
-/** What `fnapi mcp` finds on an app that extended itself with `mcp(…)`. */
-export interface McpCapability {
-  /** A server for one exchange or connection (stdio). */
-  server(context?: McpRequestContext): McpServer;
-  /** The tool and resource catalogue as the protocol's lists give them. */
-  catalogue(): Promise<{ tools: unknown[]; resourceTemplates: unknown[] }>;
-}
-
-/** The key under which `mcp(…)` leaves its capability on the app. */
-export const MCP_CAPABILITY: ExtensionKey<McpCapability> = extensionKey('fnapi.mcp');
 
 /** The app as `mcp()` uses it: served, documented, extended. */
 type McpApp = Servable &
@@ -160,7 +148,11 @@ export class McpExtension implements Extension {
     if (this.options.authorizationServers !== undefined) {
       addTransportRoute(target, { path: `/.well-known/oauth-protected-resource${this.path}`, serve: (request) => this.metadata(request) });
     }
-    provide(target, MCP_CAPABILITY, { server: (context) => this.server(context), catalogue: () => this.list() });
+    provide(target, MCP_RUNTIME, {
+      path: this.path,
+      server: (context) => this.server(context as McpRequestContext | undefined),
+      catalogue: () => this.list(),
+    });
     // The catalogue is built from the document before the first request, so a mistake fails startup.
     target.onStartup(() => {
       this.catalogue();

@@ -126,5 +126,18 @@ export interface WorkerRuntime {
 /** The one key under which a job runtime (`@fnapi/jobs`) offers `fnapi worker` its workers. */
 export const WORKER_RUNTIME: ExtensionKey<WorkerRuntime> = extensionKey('fnapi.worker-runtime');
 
+/**
+ * What `@fnapi/mcp` leaves on an app for the `fnapi` command: where it serves Streamable HTTP, the tool
+ * and resource catalogue as the protocol's lists give it, and a server for one stdio connection.
+ */
+export interface McpRuntime {
+  readonly path: string;
+  catalogue(): Promise<{ tools: unknown[]; resourceTemplates: unknown[] }>;
+  server(context?: unknown): unknown;
+}
+
+/** The one key under which `mcp(…)` offers the `fnapi` command its tools. */
+export const MCP_RUNTIME: ExtensionKey<McpRuntime> = extensionKey('fnapi.mcp');
+
 /** The one key under which a metrics middleware offers its prom-client registry to other packages (jobs' metrics). */
 export const METRICS_REGISTRY: ExtensionKey<unknown> = extensionKey('fnapi.metrics-registry');
