@@ -251,6 +251,40 @@ describe('tools', () => {
   });
 });
 
+describe('protocol 2026-07-28 and the mcp guard', () => {
+  it('serves a client pinned to the stateless revision', async () => {
+    const { app } = bookshelf();
+    client = await TestClient.start(app);
+    mcpClient = new Client({ name: 'modern', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } } as never);
+    await mcpClient.connect(new StreamableHTTPClientTransport(new URL(`${client.url}/mcp`)));
+    expect((await mcpClient.listTools()).tools.length).toBeGreaterThan(0);
+    const result = await mcpClient.callTool({ name: 'getBook', arguments: { id: 1 } });
+    expect(result.structuredContent).toEqual({ id: 1, title: 'Dune', year: 1965 });
+    const bad = await mcpClient.callTool({ name: 'addBook', arguments: { title: '' } });
+    expect(bad).toMatchObject({ isError: true, structuredContent: { status: 422 } });
+  });
+
+  it('requires mcp({ guard }) of every request, lists included', async () => {
+    const { app } = bookshelf({
+      guard: jwtRequired({ secret: SECRET, algorithm: 'HS256' }),
+      authorizationServers: ['https://id.example.com'],
+    });
+    client = await TestClient.start(app);
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    };
+    const refused = await client.request('POST', '/mcp', { headers, body: list });
+    expect(refused.status).toBe(401);
+    expect(refused.headers['www-authenticate']).toContain('resource_metadata=');
+    const allowed = await client.request('POST', '/mcp', { headers: { ...headers, authorization: `Bearer ${await token()}` }, body: list });
+    expect(allowed.status).toBe(200);
+    expect(allowed.body).toContain('getBook');
+  });
+});
+
 describe('selection', () => {
   it('exposes safe endpoints, filters them, and refuses duplicate names', () => {
     const app = new API({ logger: false });
