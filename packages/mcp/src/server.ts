@@ -1,4 +1,4 @@
-import type { Request } from '@fnapi/core';
+import { type Request, Response } from '@fnapi/core';
 import {
   addTransportRoute,
   type Extensible,
@@ -313,7 +313,7 @@ export class McpExtension implements Extension {
    * The MCP endpoint, answered before plugins and middleware: Origin and Host checks, the `guard`, the
    * guards of the tool a `tools/call` names (their 401/403 is the HTTP answer), then the SDK.
    */
-  private async serve(request: Request): Promise<globalThis.Response | ReturnType<typeof problemResponse>> {
+  private async serve(request: Request): Promise<globalThis.Response | Response> {
     const origin = request.headers.get('origin');
     const allowed = origin !== null && this.options.allowedOrigins?.includes(origin) === true;
     if (origin !== null && !allowed && origin !== request.url.origin) {
@@ -362,23 +362,33 @@ export class McpExtension implements Extension {
     }
     const headers = new Headers();
     for (const [name, value] of request.headers) headers.append(name, value);
+    // A body the SDK takes parsed is not copied again into the Web request.
     const web = new globalThis.Request(request.url.href, {
       method: request.method,
       headers,
-      ...(bytes !== undefined ? { body: bytes as BodyInit } : {}),
+      ...(bytes !== undefined && parsed === undefined ? { body: bytes as BodyInit } : {}),
     });
     this.exchanges.set(web, request);
     const response = await this.sdk().fetch(web, parsed !== undefined ? { parsedBody: parsed } : undefined);
+    const type = response.headers.get('content-type') ?? '';
     // Bun's `Response.json` adds a charset that JSON has no use for: every runtime answers alike.
-    const bunJson = BUN_JSON.test(response.headers.get('content-type') ?? '');
-    if (!allowed && !bunJson) return response;
-    const out = new Headers(response.headers);
-    if (bunJson) out.set('content-type', 'application/json');
-    if (!allowed) return new globalThis.Response(response.body, { status: response.status, headers: out });
-    out.set('access-control-allow-origin', origin);
-    out.set('access-control-expose-headers', 'www-authenticate, mcp-protocol-version');
-    out.append('vary', 'origin');
-    return new globalThis.Response(response.body, { status: response.status, headers: out });
+    const bunJson = BUN_JSON.test(type);
+    const out = new Headers();
+    response.headers.forEach((value, name) => {
+      if (name !== 'content-type' && name !== 'content-length') out.append(name, value);
+    });
+    if (allowed) {
+      out.set('access-control-allow-origin', origin);
+      out.set('access-control-expose-headers', 'www-authenticate, mcp-protocol-version');
+      out.append('vary', 'origin');
+    }
+    const mediaType = bunJson ? 'application/json' : type || undefined;
+    // A whole JSON answer is sent as its bytes; a stream (SSE) as it comes.
+    if (!type.startsWith('application/json') || response.body === null) {
+      if (type !== '') out.set('content-type', mediaType!);
+      return new globalThis.Response(response.body, { status: response.status, headers: out });
+    }
+    return new Response(new Uint8Array(await response.arrayBuffer()), { statusCode: response.status, headers: out, mediaType: mediaType! });
   }
 
   /** Runs a guard; its Bearer challenge points at the resource metadata when there is some. */
