@@ -62,7 +62,11 @@ export function toolRequest(runtime: Runtime, tool: Tool, args: Record<string, u
   let whole: unknown;
   const via = context.via;
   if (via !== undefined) {
-    for (const [name, value] of via.headers) if (!EXCHANGE_HEADERS.has(name)) headers[name] = value;
+    for (const [name, value] of via.headers) {
+      if (EXCHANGE_HEADERS.has(name)) continue;
+      const current = headers[name];
+      headers[name] = current === undefined ? value : `${current}, ${value}`;
+    }
   }
   if (context.traceparent !== undefined) headers.traceparent = context.traceparent;
   for (const arg of tool.arguments) {
