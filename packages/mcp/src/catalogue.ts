@@ -225,13 +225,16 @@ function isObjectSchema(schema: JsonSchema): boolean {
 /**
  * The tool of an endpoint, its schemas read from the app's OpenAPI operation: the parameters it
  * documents (path, query, header, cookie — the endpoint's and every dependency's) and its JSON body's
- * fields, spread as the body is bound (rule 4). Two inputs with one argument name are an error.
+ * fields, spread as the body is bound (rule 4). Two inputs with one argument name are an error. An
+ * endpoint that `expose` took but the document leaves out (its parameters cannot be documented) is
+ * no tool (undefined); a marked one is an error.
  */
-export function describeTool(endpoint: RegisteredEndpoint, document: Document): Tool {
+export function describeTool(endpoint: RegisteredEndpoint, document: Document): Tool | undefined {
   const name = toolName(endpoint);
   const options = endpoint.definition.options;
   const mcp = toolOptions(endpoint) ?? {};
   const operation = operationOf(document, endpoint.operationId);
+  if (operation === undefined && toolOptions(endpoint) === undefined) return undefined;
   if (operation === undefined) throw new Error(`${where(endpoint)}: its operation is not in the OpenAPI document, so it cannot be a tool`);
   const definitions = new Definitions(document.components?.schemas ?? {});
   const properties: Record<string, unknown> = {};

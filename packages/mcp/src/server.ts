@@ -170,6 +170,7 @@ export class McpExtension implements Extension {
     const resources: Tool[] = [];
     for (const endpoint of this.selected.keys()) {
       const tool = describeTool(endpoint, document);
+      if (tool === undefined) continue;
       tools.set(tool.name, tool);
       input.set(tool.name, passThrough(tool.inputSchema));
       if (tool.outputSchema !== undefined) output.set(tool.name, fromJsonSchema(tool.outputSchema as never));
