@@ -95,8 +95,16 @@ export function toolName(endpoint: RegisteredEndpoint): string {
  */
 export function isTool(endpoint: RegisteredEndpoint, options: SelectionOptions): boolean {
   const definition = endpoint.definition.options;
-  // WebSocket endpoints and endpoints kept out of the document are never tools.
-  if (definition.includeInSchema === false || definition.mcp === false) return false;
+  if (definition.mcp === false) return false;
+  // WebSocket endpoints and endpoints kept out of the document are never tools (a tool's schemas are
+  // the document's).
+  if (definition.includeInSchema === false) {
+    if (toolOptions(endpoint) !== undefined)
+      throw new Error(
+        `${where(endpoint)} is marked mcp but kept out of the document (includeInSchema: false): a tool's schemas are read from it`,
+      );
+    return false;
+  }
   const streamsForever = definition.events !== undefined && !(definition.timeout! > 0);
   if (toolOptions(endpoint) !== undefined) {
     if (readsUploads(endpoint)) throw new Error(`${where(endpoint)} is marked mcp but reads uploads: a tool takes JSON arguments`);

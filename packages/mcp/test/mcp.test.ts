@@ -309,6 +309,20 @@ describe('selection', () => {
     expect(() => app.includeRouter(router)).toThrow(/alpha/);
   });
 
+  it('refuses two inputs sharing an argument name, and a marked endpoint kept out of the document', async () => {
+    const app = new API({ logger: false });
+    app.put('/items/{id}', { params: { id: z.int(), item: z.object({ id: z.int(), name: z.string() }) }, mcp: true }, function putItem() {
+      return 1;
+    });
+    const extension = mcp();
+    app.extend(extension);
+    expect(() => extension.catalogue()).toThrow(/path parameter id.*body parameter id|share the tool argument "id"/);
+    await expect(app.startup()).rejects.toThrow(/"id"/);
+    const other = new API({ logger: false });
+    other.extend(mcp());
+    expect(() => other.get('/hidden', { includeInSchema: false, mcp: true }, () => 1)).toThrow(/includeInSchema/);
+  });
+
   it('refuses an events endpoint marked without a timeout', () => {
     const app = new API({ logger: false });
     app.extend(mcp());
