@@ -14,7 +14,7 @@ import {
   statusOf,
   watchEndpoints,
 } from '@fnapi/core/extend';
-import { type Runtime, runtimeOf, type Servable } from '@fnapi/core/transport';
+import { afterAnswer, answer, type Runtime, runtimeOf, type Servable } from '@fnapi/core/transport';
 import {
   createMcpHandler,
   fromJsonSchema,
@@ -28,7 +28,6 @@ import {
 } from '@modelcontextprotocol/server';
 import { answerBytes, base64, callTool, headerOf, toolRequest, type ToolResult } from './call.js';
 import { checkResource, describeTool, isTool, type SelectionOptions, type Tool, ToolNames, toolName } from './catalogue.js';
-import { answer, afterAnswer } from '@fnapi/core/transport';
 
 /** An auth function's result (`jwtRequired(…)`), whose scheme authenticates a request. */
 interface AuthWrapperLike {
