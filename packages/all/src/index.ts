@@ -10,6 +10,7 @@ export * from '@fnapi/performance';
 export * from '@fnapi/database';
 export * from '@fnapi/cache';
 export * from '@fnapi/jobs';
+export * from '@fnapi/mcp';
 export * from '@fnapi/monitoring';
 export * from '@fnapi/adapters';
 export * from '@fnapi/client';

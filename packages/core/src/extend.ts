@@ -1,17 +1,32 @@
 // `@fnapi/core/extend`: what packages that extend fnapi (middleware, plugins, auth, monitoring, cache,
 // jobs, mcp, dev) need of core beyond what apps write. Apps never import it; it is off the main entry.
 export {
+  addTransportRoute,
+  type EndpointWatcher,
+  type TransportRoute,
+  watchEndpoints,
   type Extensible,
   type Extension,
   type ExtensionKey,
   extensionKey,
+  MCP_RUNTIME,
+  type McpRuntime,
   METRICS_REGISTRY,
   provide,
   provided,
   WORKER_RUNTIME,
   type WorkerRuntime,
 } from './app/extensions.js';
-export { annotateHandler, assertStandardDecorator, handlerMetadata, type HandlerMetadata } from './serve/endpoint.js';
+export {
+  annotateHandler,
+  assertStandardDecorator,
+  type Guard,
+  handlerMetadata,
+  type HandlerMetadata,
+  type McpToolOptions,
+  routeGuards,
+} from './serve/endpoint.js';
+export type { RegisteredEndpoint } from './serve/compile.js';
 export { errorResponse, type ErrorResponseOptions } from './serve/funnel.js';
 export {
   EVENT_NAMES,
@@ -42,6 +57,7 @@ export {
 /** Stops a body stream without reading it (a generator's `finally` runs): a HEAD answer's, a replaced response's. */
 export { closeStream } from './wire/answer.js';
 export type { ClientInfo } from './http/request.js';
+export { setSpanAttributes, spanAttributesOf } from './http/span-attributes.js';
 export { addressKey, normalizeAddress } from './platform/address.js';
 export { defaultLogger, roundMs, silentLogger } from './platform/logger.js';
 export { currentSignal, runWithSignal } from './platform/signal-scope.js';

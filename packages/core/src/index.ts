@@ -8,6 +8,7 @@ export {
   type Guard,
   type Handler,
   type HTTPMethod,
+  type McpToolOptions,
   type RouteOptions,
 } from './serve/endpoint.js';
 export { Request, type AuthInfo } from './http/request.js';

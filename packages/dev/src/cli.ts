@@ -6,6 +6,7 @@ import {
   clientCommand,
   deployCommand,
   devCommand,
+  mcpCommand,
   openapiCommand,
   openapiDiffCommand,
   routesCommand,
@@ -32,13 +33,17 @@ const USAGE = `Usage:
                                      SIGTERM stops them gracefully. --metrics-port: serve the
                                      worker's Prometheus metrics (jobs_total, job_duration_seconds,
                                      process metrics) at http://H:P/metrics (H: HOST, else 127.0.0.1)
+  fnapi mcp <entry> [--list]         serve the app's MCP tools (@fnapi/mcp) over stdio, logs on stderr;
+                                     --list prints the tool and resource catalogue as JSON
   fnapi check <entry> [--runs 100] [--seed n] [--only id,…] [--skip id,…] [--header 'Name: value']…
-                     [--read-only] [--methods GET,POST,…] [--verbose]
+                     [--read-only] [--methods GET,POST,…] [--mcp] [--verbose]
                                      call every operation (DELETE included, against the app's own
                                      services; FNAPI_CHECK=1 is set for the app) with generated inputs;
                                      exit 1 when an answer breaks the document or an operation is not
-                                     exercised. --read-only: GET, HEAD and QUERY only. --verbose: the
-                                     app's logs below error too
+                                     exercised. --read-only: GET, HEAD and QUERY only. --mcp: also
+                                     call every MCP tool through the official client, each result
+                                     checked against its outputSchema, each error a problem body.
+                                     --verbose: the app's logs below error too
   fnapi deploy haproxy [--servers host:port,…] [--port 8080] [--bind 127.0.0.1] [--health /readyz]
                        [--heartbeat 30] [--tunnel-timeout 1h] [-o <file>]
                                      write an HAProxy configuration for instances of an app: round
@@ -48,7 +53,7 @@ const USAGE = `Usage:
 
 <entry> is a TypeScript or JavaScript module whose default export, or export named "app", is an API.`;
 
-const COMMANDS = ['dev', 'openapi', 'client', 'routes', 'check', 'deploy', 'worker'];
+const COMMANDS = ['dev', 'openapi', 'client', 'routes', 'check', 'deploy', 'worker', 'mcp'];
 
 function list(value: string | undefined): string[] | undefined {
   return value
@@ -108,6 +113,8 @@ async function main(argv: string[]): Promise<number> {
       'tunnel-timeout': { type: 'string' },
       'metrics-port': { type: 'string' },
       'metrics-host': { type: 'string' },
+      list: { type: 'boolean' },
+      mcp: { type: 'boolean' },
     },
   });
   const [command, entry] = positionals;
@@ -156,6 +163,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'worker':
       return workerCommand(entry, { metricsPort: integer('metrics-port', values['metrics-port']), metricsHost: values['metrics-host'] });
+    case 'mcp':
+      return mcpCommand(entry, values.list === true);
     case 'check':
       return checkCommand(entry, {
         runs: integer('runs', values.runs),
@@ -167,6 +176,7 @@ async function main(argv: string[]): Promise<number> {
         readOnly: values['read-only'],
         methods: list(values.methods),
         verbose: values.verbose,
+        mcp: values.mcp,
       });
     case 'deploy':
       return deployCommand(entry, {

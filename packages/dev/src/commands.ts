@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { provided, WORKER_RUNTIME } from '@fnapi/core/extend';
 import { type CheckOptions, checkContract, checkWarning, formatReport, READ_ONLY_METHODS } from './check/contract.js';
 import { type HaproxyOptions, haproxyConfig } from './deploy/haproxy.js';
+import { checkTools, formatToolReport } from './check/tools.js';
 import { writeClientTypes } from './client.js';
 import { checkPort, listenAddress } from './address.js';
 import { loadApp } from './load.js';
@@ -74,6 +76,40 @@ export async function workerCommand(
   return new Promise<number>(() => {});
 }
 
+/**
+ * `fnapi mcp <entry> [--list]`: the app's MCP tools over stdio (or the catalogue as JSON), by the
+ * `fnapi-mcp` command that `@fnapi/mcp` carries, so production needs no development package. Run
+ * under tsx, so a TypeScript entry needs no build; resolves with its exit code.
+ */
+export async function mcpCommand(entry: string, list: boolean): Promise<number> {
+  const bin = mcpBin();
+  const require = createRequire(import.meta.url);
+  const tsx = require.resolve('tsx/esm');
+  const args = ['--import', pathToFileURL(tsx).href, bin, entry, ...(list ? ['--list'] : [])];
+  const child = spawn(process.execPath, args, { stdio: 'inherit' });
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  return new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      process.off('SIGINT', forward);
+      process.off('SIGTERM', forward);
+      resolve(code ?? (signal ? 0 : 1));
+    });
+  });
+}
+
+/** The `fnapi-mcp` script of the `@fnapi/mcp` the project installed (its source, in fnapi's own workspace). */
+function mcpBin(): string {
+  let main: string;
+  try {
+    main = createRequire(join(process.cwd(), 'package.json')).resolve('@fnapi/mcp');
+  } catch {
+    throw new Error('fnapi mcp serves the tools of @fnapi/mcp, which this project lacks: add it (pnpm add @fnapi/mcp)');
+  }
+  return join(dirname(main), main.endsWith('.ts') ? 'bin.ts' : 'bin.js');
+}
+
 /** `fnapi routes <entry>`: method, route and operationId of each endpoint. */
 export async function routesCommand(entry: string): Promise<void> {
   const app = await loadApp(entry);
@@ -123,8 +159,11 @@ export async function devCommand(
  * It warns first (it calls DELETE too, against the app's own services), sets `FNAPI_CHECK=1` before the
  * app is loaded, and keeps the app's logs below `error` quiet unless `verbose`.
  */
-export async function checkCommand(entry: string, options: CheckOptions & { verbose?: boolean | undefined }): Promise<number> {
-  const { verbose, ...check } = options;
+export async function checkCommand(
+  entry: string,
+  options: CheckOptions & { verbose?: boolean | undefined; mcp?: boolean | undefined },
+): Promise<number> {
+  const { verbose, mcp, ...check } = options;
   process.env.FNAPI_CHECK = '1';
   if (!verbose && !['silent', 'fatal', 'error'].includes(process.env.FNAPI_LOG_LEVEL ?? '')) process.env.FNAPI_LOG_LEVEL = 'error';
   const methods = check.readOnly
@@ -134,9 +173,12 @@ export async function checkCommand(entry: string, options: CheckOptions & { verb
   process.stdout.write(`fnapi: ${checkWarning(methods)}\n\n`);
   const app = await loadApp(entry);
   try {
-    const report = await checkContract(app, options);
+    const report = await checkContract(app, check);
     process.stdout.write(`${formatReport(report)}\n`);
-    return report.ok ? 0 : 1;
+    if (!mcp) return report.ok ? 0 : 1;
+    const tools = await checkTools(app, { runs: check.runs, seed: check.seed, only: check.only, skip: check.skip, headers: check.headers });
+    process.stdout.write(`\n${formatToolReport(tools)}\n`);
+    return report.ok && tools.ok ? 0 : 1;
   } finally {
     await app.shutdown();
   }

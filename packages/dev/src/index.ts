@@ -11,12 +11,14 @@ export {
   formatReport,
   type OperationSummary,
 } from './check/contract.js';
+export { checkTools, formatToolReport, type ToolCheckOptions, type ToolFailure, type ToolReport } from './check/tools.js';
 export { clientTypes, untypedOperations, writeClientTypes } from './client.js';
 export {
   checkCommand,
   clientCommand,
   deployCommand,
   devCommand,
+  mcpCommand,
   openapiCommand,
   openapiDiffCommand,
   routesCommand,

@@ -1,5 +1,5 @@
 import type { CallNext, Request, Response } from '@fnapi/core';
-import { statusOf, webSocketEnded } from '@fnapi/core/extend';
+import { spanAttributesOf, statusOf, webSocketEnded } from '@fnapi/core/extend';
 import { Middleware } from '@fnapi/middleware';
 import { ADDS_TRACE_IDS } from './logger.js';
 import {
@@ -126,7 +126,8 @@ function requestAttributes(request: Request): Attributes {
   if (ip !== undefined) attributes['client.address'] = ip;
   const agent = request.headers.get('user-agent');
   if (agent) attributes['user_agent.original'] = agent;
-  return attributes;
+  const given = spanAttributesOf(request);
+  return given === undefined ? attributes : Object.assign(attributes, given);
 }
 
 function finish(span: Span, request: Request, status: number, error?: unknown): void {

@@ -168,7 +168,7 @@ export class API extends RouteGroup implements Servable {
   /** @internal What transports serve the app through (`runtimeOf(app)`). */
   readonly [RUNTIME]: Runtime = this.served;
   /** @internal The extensions attached and the capabilities they left (`@fnapi/core/extend`). */
-  readonly [EXTENSIONS] = new Extensions();
+  readonly [EXTENSIONS] = new Extensions({ endpoints: () => this.registry.values(), changed: () => this.changed() });
 
   constructor(options: APIOptions = {}) {
     super();
@@ -363,6 +363,7 @@ export class API extends RouteGroup implements Servable {
       edge: this.edge,
       limits: this.limits,
       wsOrigins: this.options.wsOrigins ?? [],
+      transports: this[EXTENSIONS].transports,
     }));
   }
 
@@ -441,6 +442,8 @@ export class API extends RouteGroup implements Servable {
       stagedIds.set(operationId, endpoint);
     }
     const recordSchemeNames = this.schemeNames.check(entries);
+    // Extensions (MCP's tools) check what they take of each endpoint before it is recorded.
+    this[EXTENSIONS].endpointsAdded([...staged.values()]);
     try {
       for (const endpoint of staged.values()) this.shapes.add(endpoint.method, endpoint.path, true);
     } catch (error) {

@@ -58,6 +58,21 @@ export interface RouteOptions<P extends ParamsShape = ParamsShape, S extends Sch
   lines?: Schema;
   /** Seconds (or `'15s'`) without an event before an event stream sends `: ping`; default 15, 0 turns it off. */
   ping?: Duration;
+  /** Offers the endpoint as a Model Context Protocol tool (`@fnapi/mcp`); `false` always keeps it out. */
+  mcp?: boolean | McpToolOptions;
+}
+
+/** The endpoint option `mcp` (read by `@fnapi/mcp`): how the endpoint is offered as a tool. */
+export interface McpToolOptions {
+  /** The tool's name (`[A-Za-z0-9_.-]{1,64}`); default the operationId made to fit. */
+  name?: string;
+  title?: string;
+  /** Default the endpoint's `description`, else its `summary`. */
+  description?: string;
+  /** Merged over the hints the method gives (`readOnlyHint`, `idempotentHint`, `destructiveHint`, …). */
+  annotations?: Record<string, unknown>;
+  /** A URI template (`users://{id}`) under which a GET endpoint is also a resource template. */
+  resource?: string;
 }
 
 /** Options of `api()`, `app.api()` and `router.api()`. Only `route` is required. */
@@ -137,6 +152,14 @@ export interface HandlerMetadata {
   servesWhileStarting?: boolean;
   /** Run in order before binding; each may throw an `HTTPError`. */
   guards?: Guard[];
+}
+
+/**
+ * The guards a route runs before binding, in order: the one place that says where they are kept, for
+ * packages that run them ahead of the route (MCP answers a guard's 401 as the HTTP answer).
+ */
+export function routeGuards(route: { readonly definition: { readonly handler: unknown } }): readonly Guard[] {
+  return handlerMetadata(route.definition.handler)?.guards ?? [];
 }
 
 export const HANDLER_METADATA: unique symbol = Symbol.for('fnapi.handlerMetadata') as never;

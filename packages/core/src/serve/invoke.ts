@@ -11,7 +11,7 @@ import {
   type ValidationIssue,
 } from '@fnapi/validation';
 import { isJsonContentType } from '../http/facts.js';
-import { type EndpointDefinition, type Guard, handlerMetadata } from './endpoint.js';
+import { type EndpointDefinition, type Guard, routeGuards } from './endpoint.js';
 import { GatewayTimeoutError, RequestValidationError, ResponseValidationError, UnsupportedMediaTypeError } from '../http/errors.js';
 import { type Done, isPromiseLike, settle, type Step } from './pipeline.js';
 import type { Request } from '../http/request.js';
@@ -261,7 +261,7 @@ export function compileInvoker(
         : (request, done) => bindAndCall(request, undefined, undefined, done);
   const unguarded = afterGuards ? afterGuards(bound) : bound;
 
-  const guards = handlerMetadata(handler)?.guards ?? [];
+  const guards = routeGuards({ definition });
   const call: Step =
     guards.length === 0
       ? unguarded

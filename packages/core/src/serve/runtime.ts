@@ -3,7 +3,7 @@ import { FileResponse } from '../http/file-response.js';
 import type { Request } from '../http/request.js';
 import { authorityOf } from '../http/request-access.js';
 import { REQUEST_INTERNALS, type RequestInternals } from '../http/request-internals.js';
-import { problemResponse, Response } from '../http/response.js';
+import { fromWebResponse, problemResponse, Response } from '../http/response.js';
 import type { Logger } from '../platform/logger.js';
 import type { EdgeSettings } from '../platform/proxy-trust.js';
 import { answerError, type ErrorPolicy } from './funnel.js';
@@ -18,6 +18,16 @@ export interface CompiledRoute {
   run: Step;
   /** Answered while startup runs rather than after it (health probes). */
   servesWhileStarting?: boolean;
+}
+
+/**
+ * A path an extension answers itself, as a transport does (MCP's `/mcp`): the runtime serves it before
+ * plugins and the app's middleware, so that the requests it makes through the app run them once.
+ * Its failures go through the error funnel like any other.
+ */
+export interface TransportRoute {
+  readonly path: string;
+  serve(request: Request): Response | globalThis.Response | Promise<Response | globalThis.Response>;
 }
 
 /** What the runtime asks of the app's lifecycle: whether startup has run, and running it. */
@@ -45,6 +55,13 @@ export interface RuntimeOptions {
   limits: Readonly<RuntimeLimits>;
   /** Browser origins allowed to open the app's WebSockets besides a request's own (`wsOrigins`). */
   wsOrigins: readonly string[];
+  /** Paths extensions answer as transports (MCP), before plugins and middleware. */
+  transports?: ReadonlyMap<string, TransportRoute> | undefined;
+}
+
+/** A transport's answer as an fnapi `Response` (a Web one is streamed through). */
+function asResponse(out: Response | globalThis.Response): Response {
+  return out instanceof Response ? out : fromWebResponse(out);
 }
 
 /** A percent sign not followed by two hexadecimal digits. */
@@ -83,6 +100,7 @@ export class AppRuntime {
   private readonly plugins: PluginManager;
   private readonly lifecycle: Lifecycle;
   private readonly redirectSlashes: boolean;
+  private readonly transports: ReadonlyMap<string, TransportRoute> | undefined;
   /** Handed to every request it serves: one object, one store per request. */
   private readonly internals: RequestInternals;
 
@@ -91,6 +109,7 @@ export class AppRuntime {
     this.plugins = options.plugins;
     this.lifecycle = options.lifecycle;
     this.redirectSlashes = options.redirectSlashes;
+    this.transports = options.transports;
     const policy = options.policy;
     this.internals = {
       edge: options.edge,
@@ -114,13 +133,31 @@ export class AppRuntime {
    */
   serve<C>(request: Request, deliver: Deliver<C>, context: C): void {
     request[REQUEST_INTERNALS] = this.internals;
-    if (!this.lifecycle.ready) this.serveWhenStarted(request, deliver, context);
+    const transport = this.transports?.get(request.path);
+    if (transport !== undefined) this.serveTransport(transport, request, deliver, context);
+    else if (!this.lifecycle.ready) this.serveWhenStarted(request, deliver, context);
     else if (this.plugins.hasRequestHooks)
       this.serveWithHooks(request).then(
         (response) => deliver(response, context),
         (error: unknown) => answerError(error, request, this.delivering(request, deliver, context)),
       );
     else this.chain(request, this.delivering(request, deliver, context));
+  }
+
+  /**
+   * A path an extension answers as a transport: before plugins and middleware (the requests it makes
+   * through the app meet them once), with its failures through the funnel.
+   */
+  private serveTransport<C>(transport: TransportRoute, request: Request, deliver: Deliver<C>, context: C): void {
+    const done = this.delivering(request, deliver, context);
+    let out: ReturnType<TransportRoute['serve']>;
+    try {
+      out = transport.serve(request);
+    } catch (error) {
+      done(error, undefined);
+      return;
+    }
+    settle(out instanceof Promise ? out.then(asResponse) : asResponse(out), done);
   }
 
   /** The chain's `done` for one request: the answer (a file prepared, the id stamped) or the funnel's. */

@@ -4,6 +4,7 @@
 import { apiKeyRequired, basicAuthRequired, jwtRequired } from '@fnapi/auth';
 import { API, FileResponse, file, HTTPError, type Logger, Response, Router, sseEvent, z } from '@fnapi/core';
 import { CacheMiddleware, CORSMiddleware, LoggingMiddleware, RateLimitMiddleware } from '@fnapi/middleware';
+import { mcp } from '@fnapi/mcp';
 import { JWT_SECRET } from './secret.js';
 
 const app = new API({
@@ -122,5 +123,15 @@ app.get('/later', async (_input, request) => {
   const env = request.platform.env as { KV?: { get(key: string): Promise<string | null> } } | undefined;
   return { value: env?.KV !== undefined ? ((await env.KV.get('later')) ?? 'pending') : later };
 });
+
+// MCP: an endpoint as a tool, served at /mcp by the same handler on every runtime.
+app.get(
+  '/books/{id}',
+  { params: { id: z.int().max(100) }, response: z.object({ id: z.int(), title: z.string() }), mcp: true },
+  function getBook({ id }) {
+    return { id, title: `Book ${id}` };
+  },
+);
+app.extend(mcp({ name: 'conformance', version: '1.0.0' }));
 
 export default app;

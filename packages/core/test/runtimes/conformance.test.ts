@@ -49,6 +49,14 @@ const json = (value: unknown) => () => JSON.stringify(value);
 const TOKEN = await createToken({ sub: 'ada', iat: 1_700_000_000 }, { secret: JWT_SECRET, algorithm: 'HS256', expiresIn: null });
 const BAD_TOKEN = `${TOKEN.slice(0, -2)}xx`;
 const JSON_HEADERS = { 'content-type': 'application/json' };
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const MCP_LEGACY = { ...MCP_HEADERS, 'mcp-protocol-version': '2025-11-25' };
+const MCP_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'conformance', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+const rpc = (method: string, params: unknown) => ({ jsonrpc: '2.0', id: 1, method, params });
 
 export const CASES: Case[] = [
   { name: 'path and query parameters', path: '/items/42?q=shoe&limit=5' },
@@ -126,6 +134,23 @@ export const CASES: Case[] = [
   { name: 'ReDoc', path: '/redoc' },
   { name: 'bytes through the cache middleware (computed)', path: '/stored/bytes' },
   { name: 'bytes through the cache middleware (stored)', path: '/stored/bytes' },
+  { name: 'MCP tools/list (2025-11-25)', method: 'POST', path: '/mcp', headers: MCP_LEGACY, body: json(rpc('tools/list', {})) },
+  {
+    name: 'MCP tools/call (2026-07-28)',
+    method: 'POST',
+    path: '/mcp',
+    headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'getBook' },
+    body: json(rpc('tools/call', { name: 'getBook', arguments: { id: 7 }, _meta: MCP_META })),
+  },
+  {
+    name: 'MCP tools/call with a bad argument is isError (422)',
+    method: 'POST',
+    path: '/mcp',
+    headers: MCP_LEGACY,
+    body: json(rpc('tools/call', { name: 'getBook', arguments: { id: 1000 } })),
+  },
+  { name: 'MCP malformed JSON is a JSON-RPC error', method: 'POST', path: '/mcp', headers: MCP_LEGACY, body: () => '{"jsonrpc": ' },
+  { name: 'MCP GET is 405', path: '/mcp', headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2025-11-25' } },
 ];
 
 /** Headers compared besides the content type (the rest — date, length, connection — are the transport's). */
@@ -376,6 +401,11 @@ describe('node', () => {
     expect(byName['a CORS preflight']!.headers['access-control-allow-origin']).toBe('https://app.example');
     expect(byName['an unexpected error is a 500 without details']!.status).toBe(500);
     expect(byName['bytes through the cache middleware (stored)']!.body).toBe('\x01\x02\x03\x01');
+    expect(byName['MCP tools/list (2025-11-25)']!.body).toContain('"name":"getBook"');
+    expect(byName['MCP tools/call (2026-07-28)']!.body).toContain('"structuredContent":{"id":7,"title":"Book 7"}');
+    expect(byName['MCP tools/call with a bad argument is isError (422)']!.body).toContain('"isError":true');
+    expect(byName['MCP malformed JSON is a JSON-RPC error']!.status).toBe(400);
+    expect(byName['MCP GET is 405']!.status).toBe(405);
   });
 
   it('request.platform is node', async () => {

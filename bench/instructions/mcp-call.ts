@@ -1,0 +1,65 @@
+// One tool call through MCP against the same request through `app.fetch`, in one process, for
+// measure-mcp.sh: it warms up with <warm> requests, prints "warm", waits for a line on stdin, sends <n>
+// requests one after another, prints "counted" and waits for another line before it exits.
+//   node --import tsx mcp-call.ts <fetch|mcp|mcp-2025> <warm> <n>
+import { createInterface } from 'node:readline';
+import { API, z } from '@fnapi/core';
+import { mcp } from '@fnapi/mcp';
+
+const [mode = 'mcp', warm = '2000', count = '1000'] = process.argv.slice(2);
+
+const Book = z.object({ id: z.int(), title: z.string(), author: z.string() });
+const app = new API({ logger: false });
+app.get('/books/{id}', { params: { id: z.int() }, response: Book, mcp: true }, function getBook({ id }) {
+  return { id, title: 'Kindred', author: 'Octavia E. Butler' };
+});
+app.extend(mcp());
+
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+const modern = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'getBook', arguments: { id: 7 }, _meta: META },
+});
+const legacy = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getBook', arguments: { id: 7 } } });
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+function one(): Promise<string> {
+  const request =
+    mode === 'fetch'
+      ? new Request('http://localhost/books/7')
+      : mode === 'mcp'
+        ? new Request('http://localhost/mcp', {
+            method: 'POST',
+            headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'getBook' },
+            body: modern,
+          })
+        : new Request('http://localhost/mcp', {
+            method: 'POST',
+            headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-11-25' },
+            body: legacy,
+          });
+  return app.fetch(request).then(async (response) => {
+    const text = await response.text();
+    if (response.status !== 200 || !text.includes('Kindred')) throw new Error(`${mode}: ${response.status} ${text}`);
+    return text;
+  });
+}
+
+async function run(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await one();
+}
+
+const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+await run(Number(warm));
+process.stdout.write('warm\n');
+await lines.next();
+await run(Number(count));
+process.stdout.write('counted\n');
+await lines.next();
+process.exit(0);

@@ -1,0 +1,3 @@
+import { app } from './app.js';
+
+await app.run();
