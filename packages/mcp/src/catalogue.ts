@@ -1,4 +1,4 @@
-import type { McpToolOptions, RegisteredEndpoint } from '@fnapi/core/extend';
+import { durationMs, type McpToolOptions, type RegisteredEndpoint } from '@fnapi/core/extend';
 import { compileForm } from '@fnapi/validation';
 
 /** Which endpoints become tools besides those marked `mcp`. */
@@ -105,7 +105,8 @@ export function isTool(endpoint: RegisteredEndpoint, options: SelectionOptions):
       );
     return false;
   }
-  const streamsForever = definition.events !== undefined && !(definition.timeout! > 0);
+  const streamsForever =
+    definition.events !== undefined && !(definition.timeout !== undefined && durationMs('timeout', definition.timeout) > 0);
   if (toolOptions(endpoint) !== undefined) {
     if (readsUploads(endpoint)) throw new Error(`${where(endpoint)} is marked mcp but reads uploads: a tool takes JSON arguments`);
     if (streamsForever) throw new Error(`${where(endpoint)} is marked mcp but is an events endpoint without a timeout: give it one`);
@@ -315,7 +316,7 @@ export function describeTool(endpoint: RegisteredEndpoint, document: Document): 
   if (mcp.title !== undefined) tool.title = mcp.title;
   const description = mcp.description ?? options.description ?? options.summary;
   if (description !== undefined) tool.description = description;
-  if (options.timeout !== undefined && options.timeout > 0) tool.timeoutMs = options.timeout * 1000;
+  if (options.timeout !== undefined && durationMs('timeout', options.timeout) > 0) tool.timeoutMs = durationMs('timeout', options.timeout);
   if (mcp.resource !== undefined) {
     const inTemplate = new Set(placeholders(mcp.resource));
     for (const field of required) {
