@@ -357,6 +357,7 @@ class DocumentBuilder {
       ...(op.description !== undefined ? { description: op.description } : {}),
       ...(op.tags && op.tags.length > 0 ? { tags: [...op.tags] } : {}),
       ...(op.deprecated ? { deprecated: true } : {}),
+      ...(op.sunset !== undefined ? { 'x-sunset': op.sunset } : {}),
       ...(Object.keys(request).length > 0 ? { request } : {}),
       responses,
     };

@@ -19,6 +19,7 @@ import { inject, type InjectOptions, type InjectResponse } from '../server/injec
 import { runClusterPrimary, shouldRunCluster } from '../server/cluster.js';
 import { type RunOptions, type RunningServer, runNodeServer } from '../server/node.js';
 import { chooseOperationId } from './operation-ids.js';
+import { endpointTerms } from './endpoint-terms.js';
 import { SchemeNames } from './scheme-names.js';
 import { type Extension, EXTENSIONS, Extensions } from './extensions.js';
 import { RUNTIME, type Runtime, type RuntimeLimits, type Servable } from '../serve/runtime-contract.js';
@@ -427,7 +428,7 @@ export class API extends RouteGroup implements Servable {
         entry.path,
         (id) => this.operationIds.get(id) ?? stagedIds.get(id),
       );
-      const endpoint: RegisteredEndpoint = { ...entry, operationId, pathParams };
+      const endpoint: RegisteredEndpoint = { ...entry, operationId, pathParams, terms: endpointTerms(entry, where) };
       staged.set(where, endpoint);
       stagedIds.set(operationId, endpoint);
     }

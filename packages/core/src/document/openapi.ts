@@ -4,8 +4,11 @@ import {
   docsRoutes,
   type OpenAPIVersion,
   type OperationDescription,
+  type OperationResponse,
   type SchemaProblem,
 } from '@fnapi/openapi';
+import { z } from '@fnapi/validation';
+import { DEPRECATION_HEADER_DOCS } from '../http/deprecation.js';
 import type { BuiltinRoute, RegisteredEndpoint } from '../serve/compile.js';
 import { handlerMetadata } from '../serve/endpoint.js';
 import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from '../http/facts.js';
@@ -38,7 +41,8 @@ export interface DocumentSettings {
 /** How an endpoint is described in the OpenAPI document (undefined when kept out of it). */
 function operationOf(endpoint: RegisteredEndpoint, settings: DocumentSettings): OperationDescription | undefined {
   const { options, handler } = endpoint.definition;
-  if (options.includeInSchema === false) return undefined;
+  const terms = endpoint.terms;
+  if ((terms?.includeInSchema ?? options.includeInSchema) === false) return undefined;
   const metadata = handlerMetadata(handler);
   // The endpoint's own `middleware` option runs innermost.
   const own = (options as { middleware?: readonly Middleware[] }).middleware ?? [];
@@ -50,15 +54,31 @@ function operationOf(endpoint: RegisteredEndpoint, settings: DocumentSettings): 
     summary: options.summary,
     description: options.description,
     tags: endpoint.tags.length ? endpoint.tags : undefined,
-    deprecated: options.deprecated,
+    deprecated: terms?.deprecated ?? options.deprecated === true,
+    ...(terms?.sunset !== undefined ? { sunset: terms.sunset } : {}),
     plan: { method: endpoint.method, pathParams: endpoint.pathParams, params: options.params },
     response: options.response,
     statusCode: options.statusCode ?? 200,
     security: [...(options.security ?? []), ...(metadata?.security ?? [])],
     securityAlternatives: metadata?.securityAlternatives,
-    responses: operationResponses(endpoint, { middleware, validationErrorSchema: settings.validationError?.schema }),
+    responses: withDeprecationHeaders(
+      operationResponses(endpoint, { middleware, validationErrorSchema: settings.validationError?.schema }),
+      terms?.headers ?? [],
+    ),
     stream: streamOf(options),
   };
+}
+
+/** Every answer documents the deprecation headers the endpoint sends on all of them. */
+function withDeprecationHeaders(answers: OperationResponse[], headers: readonly (readonly [string, string])[]): OperationResponse[] {
+  if (headers.length === 0) return answers;
+  const documented = Object.fromEntries(
+    headers.map(([name, value]) => {
+      const { name: title, description } = DEPRECATION_HEADER_DOCS[name]!;
+      return [title, { description, schema: z.string().meta({ examples: [value] }), required: true }];
+    }),
+  );
+  return answers.map((answer) => ({ ...answer, headers: { ...answer.headers, ...documented } }));
 }
 
 /** The OpenAPI 3.1 document of the registered endpoints. */

@@ -91,7 +91,7 @@ export function operationResponses(endpoint: RegisteredEndpoint, context: Status
   // The declared ones first: the author's words and schemas win over the framework's.
   const stream = streamOf(options);
   const successStatus = { status: options.statusCode ?? 200, ...(options.response ? { schema: options.response } : {}) };
-  for (const [status, value] of Object.entries(options.responses ?? {})) {
+  for (const [status, value] of Object.entries(endpoint.terms?.responses ?? options.responses ?? {})) {
     const answer = declared(Number(status), value, stream ? undefined : successStatus);
     if (stream && answer.status === (options.statusCode ?? 200)) {
       // A stream's success entry keeps its item schema; only the description and headers are the author's.
