@@ -104,18 +104,18 @@ describe('bigger applications', () => {
   it('answers the checks and the handlers’ errors', async () => {
     const missing = await client.get('/items/bar?token=jessica', token);
     expect(missing.status).toBe(404);
-    expect(missing.json().detail).toBe('Item not found');
+    expect(missing.json<Json>().detail).toBe('Item not found');
     const noHeader = await client.get('/items/plumbus?token=jessica');
     expect(noHeader.status).toBe(400);
-    expect(noHeader.json().detail).toBe('X-Token header invalid');
+    expect(noHeader.json<Json>().detail).toBe('X-Token header invalid');
     const noQuery = await client.get('/users/foo');
     expect(noQuery.status).toBe(400);
-    expect(noQuery.json().detail).toBe('No Jessica token provided');
+    expect(noQuery.json<Json>().detail).toBe('No Jessica token provided');
     const put = await client.put('/items/plumbus?token=jessica', token);
     expect([put.status, put.json()]).toEqual([200, { item_id: 'plumbus', name: 'The great Plumbus' }]);
     const forbidden = await client.put('/items/bar?token=jessica', token);
     expect(forbidden.status).toBe(403);
-    expect(forbidden.json().detail).toBe('You can only update the item: plumbus');
+    expect(forbidden.json<Json>().detail).toBe('You can only update the item: plumbus');
     const admin = await client.post('/admin/?token=jessica', token);
     expect([admin.status, admin.json()]).toEqual([200, { message: 'Admin getting schwifty' }]);
     expect((await client.post('/admin/?token=jessica')).status).toBe(400);

@@ -1,5 +1,6 @@
 import {
   buildDocument,
+  type DocsUi,
   type DocumentInfo,
   docsRoutes,
   type OpenAPIVersion,
@@ -28,6 +29,8 @@ export interface DocumentSettings {
   redocUrl: string | null;
   docsCdn: string | undefined;
   docsAssetsUrl?: string | undefined;
+  /** The page at `docsUrl`. */
+  docsUi?: DocsUi;
   validationError: ValidationErrorFormat | undefined;
   /** The app's middleware (their `responses` are documented on every operation). */
   middleware: readonly Middleware[];
@@ -104,29 +107,43 @@ export function describeApp(
   );
 }
 
-/** `/openapi.json` and the docs pages, as built-in routes; none when `openapiUrl` is null. */
-export function docsBuiltins(settings: DocumentSettings, document: () => Record<string, unknown>): BuiltinRoute[] {
+/** A document the app serves: the whole one (prefix `''`) or one of `documents` (`/v1`). */
+export interface ServedDocument {
+  prefix: string;
+  document: () => Record<string, unknown>;
+}
+
+/**
+ * `/openapi.json` and the docs pages of each served document (the pages of `/v1` at `/v1/docs`, …),
+ * as built-in routes; none when `openapiUrl` is null. The pages share one set of assets.
+ */
+export function docsBuiltins(settings: DocumentSettings, documents: readonly ServedDocument[]): BuiltinRoute[] {
   const openapiUrl = settings.openapiUrl;
   if (openapiUrl === null) return [];
-  const routes: BuiltinRoute[] = [
-    {
-      path: openapiUrl,
+  const routes = new Map<string, BuiltinRoute>();
+  const under = (prefix: string, url: string | null) => (url === null ? null : `${prefix}${url}`);
+  for (const { prefix, document } of documents) {
+    const documentUrl = `${prefix}${openapiUrl}`;
+    routes.set(documentUrl, {
+      path: documentUrl,
       run: async () => new Response(document(), { mediaType: JSON_TYPE, headers: { 'cache-control': 'no-cache' } }),
-    },
-  ];
-  const pages = docsRoutes({
-    title: settings.title,
-    openapiUrl,
-    docsUrl: settings.docsUrl,
-    redocUrl: settings.redocUrl,
-    cdn: settings.docsCdn,
-    assetsUrl: settings.docsAssetsUrl,
-  });
-  for (const page of pages) {
-    routes.push({
-      path: page.path,
-      run: async () => new Response(await page.body(), { mediaType: page.contentType, headers: page.headers }),
     });
+    const pages = docsRoutes({
+      title: settings.title,
+      openapiUrl: documentUrl,
+      docsUrl: under(prefix, settings.docsUrl),
+      redocUrl: under(prefix, settings.redocUrl),
+      cdn: settings.docsCdn,
+      assetsUrl: settings.docsAssetsUrl,
+      ...(settings.docsUi !== undefined ? { ui: settings.docsUi } : {}),
+    });
+    for (const page of pages) {
+      if (routes.has(page.path)) continue;
+      routes.set(page.path, {
+        path: page.path,
+        run: async () => new Response(await page.body(), { mediaType: page.contentType, headers: page.headers }),
+      });
+    }
   }
-  return routes;
+  return [...routes.values()];
 }
