@@ -139,7 +139,9 @@ export function installedScalar(): { info: PackageInfo; file: string } | null {
   if (scalar === undefined) {
     try {
       const { dirname, join } = builtin('node:path');
-      const css = builtin('node:module').createRequire(import.meta.url).resolve(`${SCALAR_PACKAGE}/style.css`);
+      const css = builtin('node:module')
+        .createRequire(import.meta.url)
+        .resolve(`${SCALAR_PACKAGE}/style.css`);
       const root = join(dirname(css), '..');
       const { name, version } = JSON.parse(builtin('node:fs').readFileSync(join(root, 'package.json'), 'utf8')) as PackageInfo;
       scalar = { info: { name, version }, file: join(root, SCALAR_FILE) };
@@ -210,7 +212,8 @@ const SWAGGER_INIT = `'use strict';
  */
 const SCALAR_INIT = `'use strict';
 (function () {
-  var element = document.getElementById('api-reference');
+  // Not Scalar's own '#api-reference', which its bundle would mount a second time, unconfigured.
+  var element = document.getElementById('fnapi-scalar');
   Scalar.createApiReference(element, {
     url: element.getAttribute('data-openapi-url'),
     withDefaultFonts: false,
@@ -357,7 +360,7 @@ export function docsRoutes(options: DocsOptions): DocsRoute[] {
 <link rel="icon" type="image/png" href="${escapeHtml(icon)}">
 </head>
 <body>
-<div id="api-reference" data-openapi-url="${specUrl}"></div>
+<div id="fnapi-scalar" data-openapi-url="${specUrl}"></div>
 <script src="${escapeHtml(script)}"${scalarIntegrity}></script>
 <script src="${escapeHtml(initPath)}"></script>
 </body>

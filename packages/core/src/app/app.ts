@@ -395,21 +395,24 @@ export class API extends RouteGroup implements Servable {
     if (this.openapiUrl === null) throw new Error('documents: openapiUrl is null, so no document is served; remove one of them');
     for (const [key, spec] of Object.entries(documents)) {
       if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(key)) {
-        throw new Error(`documents: a key is one path segment of letters, digits, ".", "_" or "-" (it names /<key>/openapi.json), got "${key}"`);
+        throw new Error(
+          `documents: a key is one path segment of letters, digits, ".", "_" or "-" (it names /<key>/openapi.json), got "${key}"`,
+        );
       }
       if (!Array.isArray(spec?.routers) || spec.routers.length === 0 || !spec.routers.every((r) => r instanceof Router)) {
         throw new Error(`documents.${key}: routers is a list of the Routers the document describes, e.g. { routers: [v1] }`);
       }
       for (const url of [this.openapiUrl, this.docsUrl, this.redocUrl]) {
-        if (url !== null) this.documentPaths.set(`/${key}${url}`, `the ${url === this.openapiUrl ? 'document' : 'docs page'} of document "${key}"`);
+        if (url !== null)
+          this.documentPaths.set(`/${key}${url}`, `the ${url === this.openapiUrl ? 'document' : 'docs page'} of document "${key}"`);
       }
     }
   }
 
   private readonly schemaProblem = (problem: SchemaProblem): void =>
     this.logger.error(
-        { err: problem.error, method: problem.method, path: problem.path, operationId: problem.operationId, parameter: problem.parameter },
-        `OpenAPI: ${problem.parameter} of ${problem.method} ${problem.path} cannot be documented; ` +
+      { err: problem.error, method: problem.method, path: problem.path, operationId: problem.operationId, parameter: problem.parameter },
+      `OpenAPI: ${problem.parameter} of ${problem.method} ${problem.path} cannot be documented; ` +
         (problem.parameter === 'parameters' ? 'the operation is left out of the document' : 'shown as an open schema'),
     );
 
