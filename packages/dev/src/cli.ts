@@ -7,14 +7,16 @@ const USAGE = `Usage:
                                      serve the app on --host/--port (else HOST/PORT, else
                                      127.0.0.1:8000), restarting on change (and rewriting the
                                      client types in <file> on every start)
-  fnapi openapi <entry> [-o <file>] [--openapi-version 3.2.0]
-                                     write the OpenAPI document (stdout without -o)
-  fnapi client <entry> [-o <file>]   write the client types (openapi-typescript's paths, for @fnapi/client's createClient)
+  fnapi openapi <entry> [-o <file>] [--openapi-version 3.2.0] [--document <key>]
+                                     write the OpenAPI document (stdout without -o); --document: one
+                                     of the app's documents (new API({ documents: { v1: … } }))
+  fnapi client <entry> [-o <file>] [--document <key>]
+                                     write the client types (openapi-typescript's paths, for @fnapi/client's createClient)
   fnapi routes <entry>               list method, route and operationId of each endpoint
   fnapi worker <entry>               run the app's job workers (@fnapi/jobs) without serving HTTP;
                                      SIGTERM stops them gracefully
   fnapi check <entry> [--runs 100] [--seed n] [--only id,…] [--skip id,…] [--header 'Name: value']…
-                     [--read-only] [--methods GET,POST,…] [--verbose]
+                     [--read-only] [--methods GET,POST,…] [--verbose] [--document <key>]
                                      call every operation (DELETE included, against the app's own
                                      services; FNAPI_CHECK=1 is set for the app) with generated inputs;
                                      exit 1 when an answer breaks the document or an operation is not
@@ -74,6 +76,7 @@ async function main(argv: string[]): Promise<number> {
       servers: { type: 'string' },
       bind: { type: 'string' },
       health: { type: 'string' },
+      document: { type: 'string' },
     },
   });
   const [command, entry] = positionals;
@@ -94,10 +97,10 @@ async function main(argv: string[]): Promise<number> {
         // Read by the app (when it names no `openapiVersion` of its own) as it is loaded.
         process.env.FNAPI_OPENAPI_VERSION = values['openapi-version'];
       }
-      await openapiCommand(entry, values.output);
+      await openapiCommand(entry, values.output, values.document);
       return 0;
     case 'client':
-      await clientCommand(entry, values.output);
+      await clientCommand(entry, values.output, values.document);
       return 0;
     case 'routes':
       await routesCommand(entry);
@@ -115,6 +118,7 @@ async function main(argv: string[]): Promise<number> {
         readOnly: values['read-only'],
         methods: list(values.methods),
         verbose: values.verbose,
+        document: values.document,
       });
     case 'deploy':
       return deployCommand(entry, {

@@ -1,5 +1,12 @@
 import type { OperationResponse } from '@fnapi/openapi';
-import { describeParams, problemSchemaFor, type Schema, validationProblemSchema, type z } from '@fnapi/validation';
+import {
+  describeParams,
+  isOptionalSchema as acceptsMissing,
+  problemSchemaFor,
+  type Schema,
+  validationProblemSchema,
+  type z,
+} from '@fnapi/validation';
 import type { RegisteredEndpoint } from '../serve/compile.js';
 import { type DeclaredResponse, handlerMetadata } from '../serve/endpoint.js';
 import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from '../http/facts.js';
@@ -42,7 +49,11 @@ function declared(status: number, value: DeclaredResponse, success?: { status: n
     ? Object.fromEntries(
         Object.entries(spec.headers).map(([name, header]) => [
           name,
-          typeof header === 'string' ? { description: header } : isSchema(header) ? { schema: header } : header,
+          typeof header === 'string'
+            ? { description: header }
+            : isSchema(header)
+              ? { schema: header, required: !acceptsMissing(header) }
+              : { ...header, required: header.required ?? (header.schema !== undefined && !acceptsMissing(header.schema)) },
         ]),
       )
     : undefined;
