@@ -10,9 +10,10 @@ type Json = Record<string, any>;
 export function untypedOperations(document: Json): string[] {
   const found: string[] = [];
   for (const [path, item] of Object.entries((document.paths ?? {}) as Record<string, Json>)) {
-    for (const method of METHODS) {
-      const operation = item[method] as Json | undefined;
+    for (const key of [...METHODS, 'query', 'x-query']) {
+      const operation = item[key] as Json | undefined;
       if (!operation) continue;
+      const method = key === 'x-query' ? 'query' : key;
       const successes = Object.entries((operation.responses ?? {}) as Record<string, Json>).filter(([status]) => /^2/.test(status));
       // A stream's body is described by its items (3.2's `itemSchema`, 3.1's `x-itemSchema`).
       const open = successes.some(([, response]) =>

@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { untypedOperations } from '../src/client.js';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -91,6 +92,23 @@ describe.each(['3.1.0', '3.2.0'])('fnapi client under OpenAPI %s', (version) => 
     const types = readFileSync(out, 'utf8');
     expect(types).toMatch(/"\/search": \{\n {8}query: \{/);
     expect(compile({ 'api.d.ts': types, 'consumer.ts': consumer })).toEqual([]);
+  });
+});
+
+describe('the warning of fnapi client', () => {
+  it('names a QUERY operation without a model, never a stream (3.1 or 3.2)', () => {
+    const open = { 200: { content: { 'application/json': { schema: {} } } } };
+    const stream31 = { 200: { content: { 'text/event-stream': { schema: { type: 'string' }, 'x-itemSchema': { type: 'object' } } } } };
+    const stream32 = { 200: { content: { 'text/event-stream': { itemSchema: { type: 'object' } } } } };
+    const document = {
+      paths: {
+        '/q31': { 'x-query': { operationId: 'q31', responses: open } },
+        '/q32': { query: { operationId: 'q32', responses: open } },
+        '/s31': { get: { responses: stream31 } },
+        '/s32': { get: { responses: stream32 } },
+      },
+    };
+    expect(untypedOperations(document)).toEqual(['QUERY /q31 (q31)', 'QUERY /q32 (q32)']);
   });
 });
 
