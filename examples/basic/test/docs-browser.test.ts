@@ -119,4 +119,42 @@ describe.skipIf(!available)('docs pages of the example app in headless Chromium'
     expectClean(opened);
     await page.close();
   });
+
+  it("Scalar (docsUi: 'scalar') lists every operation and its client's request to GET /hello/{name} gets a 200", async () => {
+    const scalar = await TestClient.start(createExampleApp({ logger: false, docsUi: 'scalar' }));
+    try {
+      const opened = await openPage(browser, `${scalar.url}/docs`);
+      const { page } = opened;
+      await expect.poll(() => page.title()).toBe('fnapi example - API Reference');
+      // The sidebar lists every operation under its tag (groups after the first start closed).
+      await page
+        .getByRole('button', { name: /Group - greetings/ })
+        .first()
+        .waitFor();
+      for (const tag of ['users', 'search', 'echo']) await page.getByRole('button', { name: `Open Group - ${tag}` }).dispatchEvent('click');
+      for (const op of operations()) await page.getByText(op.summary, { exact: true }).first().waitFor({ timeout: 5000 });
+
+      await page
+        .getByRole('button', { name: /Test Request.*\/hello\/\{name\}/ })
+        .first()
+        .click();
+      const name = page.locator('[contenteditable="true"][data-placeholder="Value"]').first();
+      await name.click();
+      await page.keyboard.type('Ada');
+      const answered = page.waitForResponse((response) => response.url() === `${scalar.url}/hello/Ada`);
+      await page
+        .getByRole('button', { name: /Send Request/ })
+        .first()
+        .click();
+      const response = await answered;
+      expect(response.status()).toBe(200);
+      expect(await response.json()).toEqual({ message: 'Hello, Ada!' });
+
+      expect(opened.problems).toEqual([]);
+      expect(opened.requests.filter((url) => !isLoopbackUrl(url))).toEqual([]);
+      await page.close();
+    } finally {
+      await scalar.close();
+    }
+  });
 });

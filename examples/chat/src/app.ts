@@ -31,13 +31,23 @@ export interface ChatOptions {
 export function createChat(options: ChatOptions): API {
   const { hub, secret } = options;
   const instance = options.instance ?? String(process.pid);
-  const app = new API({ title: 'Chat', version: '1.0.0', logger: options.logger });
+  const app = new API({
+    title: 'Chat',
+    version: '1.0.0',
+    logger: options.logger,
+    servers: [{ url: '/', description: 'The server serving this document' }],
+    license: { name: 'MIT', identifier: 'MIT' },
+  });
   // Browsers cannot set headers on a WebSocket, so the page sends its token as `?token=` (never logged).
   const guard = jwtRequired({ secret, algorithm: 'HS256', queryParam: 'token' });
 
   app.post(
     '/login',
-    { params: { name: z.string().regex(/^[\w .-]{1,30}$/) }, response: z.object({ token: z.string() }) },
+    {
+      summary: 'Take a token for a name',
+      params: { name: z.string().regex(/^[\w .-]{1,30}$/) },
+      response: z.object({ token: z.string() }),
+    },
     async ({ name }) => ({
       token: await createToken({ sub: name }, { secret, algorithm: 'HS256', expiresIn: '12h' }),
     }),
@@ -75,7 +85,12 @@ export function createChat(options: ChatOptions): API {
   // The same room over HTTP, for bots and scripts: 503 while the hub is unreachable.
   rooms.post(
     '/{room}/messages',
-    { params: { room: Room, text: Said.shape.text }, statusCode: 202 },
+    {
+      summary: 'Say something in a room over HTTP',
+      params: { room: Room, text: Said.shape.text },
+      statusCode: 202,
+      response: z.object({ sent: z.boolean() }),
+    },
     guard(async ({ room, text }: { room: string; text: string }, request: Request) => {
       await hub.publish(`room:${room}`, { from: request.auth!.subject!, text, at: now() });
       return { sent: true };

@@ -436,7 +436,7 @@ export interface operations {
             /** @description The body sent */
             200: {
                 headers: {
-                    "X-Echo"?: "true";
+                    "X-Echo": "true";
                     [name: string]: unknown;
                 };
                 content: {

@@ -27,7 +27,12 @@ export function createReports(options: ReportsOptions = {}) {
   const store = options.store ?? (process.env.JOBS_STORE === 'postgres' ? 'postgres' : 'redis');
   const uploadDir = options.uploadDir ?? process.env.UPLOAD_DIR ?? join(tmpdir(), 'fnapi-reports');
   mkdirSync(uploadDir, { recursive: true });
-  const app = new API({ title: 'Reports', logger: options.logger });
+  const app = new API({
+    title: 'Reports',
+    logger: options.logger,
+    servers: [{ url: '/', description: 'The server serving this document' }],
+    license: { name: 'MIT', identifier: 'MIT' },
+  });
   const jobs = new Jobs({
     ...(store === 'postgres'
       ? { postgres: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' }
@@ -75,6 +80,7 @@ export function createReports(options: ReportsOptions = {}) {
   app.get(
     '/reports/{id}',
     {
+      summary: 'How far a report got, and the report once built',
       params: { id: z.string().max(200) },
       response: z.object({
         id: z.string(),

@@ -25,7 +25,12 @@ const NewBook = type({
 const Review = z.object({ stars: z.int().min(1).max(5), text: z.string().max(500).optional() });
 
 export function createApp(): API {
-  const app = new API({ title: 'Bookshop (any validator)', version: '1.0.0' });
+  const app = new API({
+    title: 'Bookshop (any validator)',
+    version: '1.0.0',
+    servers: [{ url: '/', description: 'The server serving this document' }],
+    license: { name: 'MIT', identifier: 'MIT' },
+  });
   const books = new Map<number, Book>([[1, { id: 1, title: 'Dune', author: 'Frank Herbert', year: 1965 }]]);
   const reviews = new Map<number, z.output<typeof Review>[]>();
 

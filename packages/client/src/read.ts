@@ -32,6 +32,20 @@ export interface StreamEvent<T> {
 }
 
 /**
+ * The event `readEvents<T>` yields: with the types `fnapi client` writes for named events (each data
+ * type marked with its name), one event per name, so `event === 'welcome'` narrows `data`; otherwise
+ * a `StreamEvent<T>`.
+ */
+export type EventOf<T> = [EventNameOf<T>] extends [never] ? StreamEvent<T> : NamedEvent<T>;
+
+/** The names a data type is marked with (`fnapi client`'s `{ readonly "~event"?: 'welcome' }`). */
+type EventNameOf<T> = T extends { readonly '~event'?: infer N } ? Exclude<N, undefined> : never;
+
+type NamedEvent<T> = T extends { readonly '~event'?: infer N }
+  ? { data: T; event: Exclude<N, undefined>; id?: string; retry?: number }
+  : never;
+
+/**
  * The stream ended with an error: an `event: error` (its data is the problem body), or an answer that
  * was not a success (`problem` is its body, parsed as JSON where it is JSON; undefined when a client
  * call has already read it into its `error`).
@@ -128,7 +142,7 @@ async function* textLines(source: StreamSource): AsyncGenerator<string> {
  * and pings are skipped; an `event: error` ends the iteration by throwing a `StreamError` whose
  * `problem` is the problem body. Type `T` with the generated `streams[path][method]`.
  */
-export async function* readEvents<T = unknown>(source: StreamSource): AsyncGenerator<StreamEvent<T>, void, undefined> {
+export async function* readEvents<T = unknown>(source: StreamSource): AsyncGenerator<EventOf<T>, void, undefined> {
   let data: string[] = [];
   let event: string | undefined;
   let id: string | undefined;
@@ -142,7 +156,7 @@ export async function* readEvents<T = unknown>(source: StreamSource): AsyncGener
         if (id !== undefined) item.id = id;
         if (event !== undefined) item.event = event;
         if (retry !== undefined) item.retry = retry;
-        yield item;
+        yield item as EventOf<T>;
       }
       data = [];
       event = undefined;

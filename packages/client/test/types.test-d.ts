@@ -66,8 +66,14 @@ describe('createClient<paths>', () => {
       parseAs: 'stream',
     });
     for await (const event of readEvents<streams['/books/{book_id}/reading']['get']>(response)) {
-      expectTypeOf(event).toEqualTypeOf<StreamEvent<components['schemas']['Page'] | components['schemas']['Finished']>>();
+      // Named events: the name narrows the data.
+      expectTypeOf(event.event).toEqualTypeOf<'page' | 'finished'>();
+      if (event.event === 'page') expectTypeOf(event.data.page).toEqualTypeOf<number>();
+      else expectTypeOf(event.data).toMatchTypeOf<components['schemas']['Finished']>();
+      expectTypeOf(event.data).toMatchTypeOf<components['schemas']['Page'] | components['schemas']['Finished']>();
     }
+    // An unnamed stream's events are plain.
+    for await (const event of readEvents<Book>(response)) expectTypeOf(event).toEqualTypeOf<StreamEvent<Book>>();
     for await (const book of readLines<streams['/export']['get']>(response)) expectTypeOf(book).toEqualTypeOf<Book>();
   });
 });

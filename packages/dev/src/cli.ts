@@ -19,14 +19,16 @@ const USAGE = `Usage:
                                      serve the app on --host/--port (else HOST/PORT, else
                                      127.0.0.1:8000), restarting on change (and rewriting the
                                      client types in <file> on every start)
-  fnapi openapi <entry> [-o <file>] [--openapi-version 3.2.0]
-                                     write the OpenAPI document (stdout without -o)
+  fnapi openapi <entry> [-o <file>] [--openapi-version 3.2.0] [--document <key>]
+                                     write the OpenAPI document (stdout without -o); --document: one
+                                     of the app's documents (new API({ documents: { v1: … } }))
   fnapi openapi diff <base> <head> [--fail-on breaking|deprecation|none] [--format text|markdown|json]
                                      print every change between two documents (each a JSON or YAML
                                      file, an entry, or git:<ref>:<file or entry>) as breaking,
                                      deprecation or informational; exit 1 on a breaking change (by
                                      default), 2 when a document cannot be read or built
-  fnapi client <entry> [-o <file>]   write the client types (openapi-typescript's paths, for @fnapi/client's createClient)
+  fnapi client <entry> [-o <file>] [--document <key>]
+                                     write the client types (openapi-typescript's paths, for @fnapi/client's createClient)
   fnapi routes <entry>               list method, route and operationId of each endpoint
   fnapi worker <entry> [--metrics-port P] [--metrics-host H]
                                      run the app's job workers (@fnapi/jobs) without serving HTTP;
@@ -36,7 +38,7 @@ const USAGE = `Usage:
   fnapi mcp <entry> [--list]         serve the app's MCP tools (@fnapi/mcp) over stdio, logs on stderr;
                                      --list prints the tool and resource catalogue as JSON
   fnapi check <entry> [--runs 100] [--seed n] [--only id,…] [--skip id,…] [--header 'Name: value']…
-                     [--read-only] [--methods GET,POST,…] [--mcp] [--verbose]
+                     [--read-only] [--methods GET,POST,…] [--mcp] [--verbose] [--document <key>]
                                      call every operation (DELETE included, against the app's own
                                      services; FNAPI_CHECK=1 is set for the app) with generated inputs;
                                      exit 1 when an answer breaks the document or an operation is not
@@ -115,6 +117,7 @@ async function main(argv: string[]): Promise<number> {
       'metrics-host': { type: 'string' },
       list: { type: 'boolean' },
       mcp: { type: 'boolean' },
+      document: { type: 'string' },
     },
   });
   const [command, entry] = positionals;
@@ -153,10 +156,10 @@ async function main(argv: string[]): Promise<number> {
         // Read by the app (when it names no `openapiVersion` of its own) as it is loaded.
         process.env.FNAPI_OPENAPI_VERSION = values['openapi-version'];
       }
-      await openapiCommand(entry, values.output);
+      await openapiCommand(entry, values.output, values.document);
       return 0;
     case 'client':
-      await clientCommand(entry, values.output);
+      await clientCommand(entry, values.output, values.document);
       return 0;
     case 'routes':
       await routesCommand(entry);
@@ -177,6 +180,7 @@ async function main(argv: string[]): Promise<number> {
         methods: list(values.methods),
         verbose: values.verbose,
         mcp: values.mcp,
+        document: values.document,
       });
     case 'deploy':
       return deployCommand(entry, {

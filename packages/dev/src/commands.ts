@@ -14,10 +14,15 @@ import { diffDocuments } from './diff/classify.js';
 import { type DiffFormat, diffFails, type FailOn, formatDiff } from './diff/format.js';
 import { DocumentInputError, loadDocument } from './diff/inputs.js';
 
-/** `fnapi openapi <entry> [-o file]`: the document, without starting a server. */
-export async function openapiCommand(entry: string, output: string | undefined): Promise<void> {
+/** The whole document, or with `key` one of the app's `documents`. */
+function documentOf(app: Awaited<ReturnType<typeof loadApp>>, key: string | undefined): Record<string, unknown> {
+  return key === undefined ? app.openapi() : app.openapi(key);
+}
+
+/** `fnapi openapi <entry> [-o file] [--document key]`: the document, without starting a server. */
+export async function openapiCommand(entry: string, output: string | undefined, document?: string): Promise<void> {
   const app = await loadApp(entry);
-  const text = `${JSON.stringify(app.openapi(), null, 2)}\n`;
+  const text = `${JSON.stringify(documentOf(app, document), null, 2)}\n`;
   if (output) {
     writeFileSync(output, text);
     console.error(`fnapi: wrote the OpenAPI document of ${entry} to ${output}`);
@@ -51,9 +56,10 @@ export async function openapiDiffCommand(
   return diffFails(result, options.failOn ?? 'breaking') ? 1 : 0;
 }
 
-/** `fnapi client <entry> [-o file]`: the document as TypeScript types for `@fnapi/client`'s `createClient<paths>()` (openapi-fetch). */
-export async function clientCommand(entry: string, output: string | undefined): Promise<void> {
-  await writeClientTypes(await loadApp(entry), entry, output);
+/** `fnapi client <entry> [-o file] [--document key]`: the document as TypeScript types for `@fnapi/client`'s `createClient<paths>()` (openapi-fetch). */
+export async function clientCommand(entry: string, output: string | undefined, document?: string): Promise<void> {
+  const app = await loadApp(entry);
+  await writeClientTypes({ openapi: () => documentOf(app, document) }, entry, output);
 }
 
 /**

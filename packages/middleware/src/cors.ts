@@ -12,7 +12,10 @@ export interface CORSOptions {
   allowHeaders?: readonly string[] | undefined;
   /** Lets the browser send cookies and read the response of a credentialed request. Default false. */
   allowCredentials?: boolean | undefined;
-  /** Response headers the page may read beyond the CORS-safelisted ones. Default none. */
+  /**
+   * Response headers the page may read beyond the CORS-safelisted ones; `Deprecation`, `Sunset`, `Link`
+   * and `X-Request-ID` always are.
+   */
   exposeHeaders?: readonly string[] | undefined;
   /** Seconds (or a string with a unit, `'10m'`) a browser may cache a preflight answer; any length. Default 600. */
   maxAge?: Duration | undefined;
@@ -20,6 +23,8 @@ export interface CORSOptions {
 
 const DEFAULT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const DEFAULT_HEADERS = ['Content-Type', 'Authorization'];
+/** What fnapi itself sends that a page may want: a deprecated endpoint's headers and the request id. */
+const ALWAYS_EXPOSED = ['Deprecation', 'Sunset', 'Link', 'X-Request-ID'];
 
 /**
  * Cross-origin resource sharing. Preflight requests (`OPTIONS` with `Origin` and
@@ -40,7 +45,7 @@ export class CORSMiddleware extends Middleware {
   private readonly origins: ReadonlySet<string>;
   private readonly methodsValue: string;
   private readonly headersValue: string;
-  private readonly exposeValue: string | undefined;
+  private readonly exposeValue: string;
 
   constructor(options: CORSOptions = {}) {
     super();
@@ -48,7 +53,9 @@ export class CORSMiddleware extends Middleware {
     this.allowMethods = (options.allowMethods ?? DEFAULT_METHODS).map((m) => m.toUpperCase());
     this.allowHeaders = [...(options.allowHeaders ?? DEFAULT_HEADERS)];
     this.allowCredentials = options.allowCredentials ?? false;
-    this.exposeHeaders = [...(options.exposeHeaders ?? [])];
+    const own = options.exposeHeaders ?? [];
+    const given = new Set(own.map((name) => name.toLowerCase()));
+    this.exposeHeaders = [...own, ...ALWAYS_EXPOSED.filter((name) => !given.has(name.toLowerCase()))];
     // Whole seconds: the header takes no fraction.
     this.maxAge = Math.floor(durationSeconds('CORSMiddleware: maxAge', options.maxAge ?? 600));
 
@@ -65,7 +72,7 @@ export class CORSMiddleware extends Middleware {
     this.anyHeader = this.allowHeaders.includes('*');
     this.methodsValue = this.allowMethods.join(', ');
     this.headersValue = this.allowHeaders.join(', ');
-    this.exposeValue = this.exposeHeaders.length > 0 ? this.exposeHeaders.join(', ') : undefined;
+    this.exposeValue = this.exposeHeaders.join(', ');
   }
 
   /** True when responses to this origin may be read by its pages. */
@@ -111,6 +118,6 @@ export class CORSMiddleware extends Middleware {
     const headers = response.headers;
     headers.set('access-control-allow-origin', this.anyOrigin ? '*' : origin);
     if (this.allowCredentials) headers.set('access-control-allow-credentials', 'true');
-    if (this.exposeValue !== undefined) headers.set('access-control-expose-headers', this.exposeValue);
+    headers.set('access-control-expose-headers', this.exposeValue);
   }
 }

@@ -36,7 +36,7 @@ describe('CORSMiddleware construction', () => {
     expect(cors.allowMethods).toEqual(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
     expect(cors.allowHeaders).toEqual(['Content-Type', 'Authorization']);
     expect(cors.allowCredentials).toBe(false);
-    expect(cors.exposeHeaders).toEqual([]);
+    expect(cors.exposeHeaders).toEqual(['Deprecation', 'Sunset', 'Link', 'X-Request-ID']);
     expect(cors.maxAge).toBe(600);
   });
 
@@ -86,8 +86,24 @@ describe('CORSMiddleware with a list of origins', () => {
     expect(res.json()).toEqual([{ id: 1 }]);
     expect(res.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
     expect(res.headers['access-control-allow-credentials']).toBe('true');
-    expect(res.headers['access-control-expose-headers']).toBe('X-Total-Count');
+    expect(res.headers['access-control-expose-headers']).toBe('X-Total-Count, Deprecation, Sunset, Link, X-Request-ID');
     expect(res.headers.vary).toBe('Origin');
+  });
+
+  it("exposes a deprecated endpoint's Deprecation, Sunset and Link, its errors' too", async () => {
+    const app = new API({ logger: false });
+    app.addMiddleware(new CORSMiddleware(options));
+    app.get('/old', { deprecated: '2026-12-01', sunset: '2027-06-30', deprecationLink: 'https://example.com/new' }, () => {
+      throw new NotFoundError('gone');
+    });
+    client = await TestClient.start(app);
+    const res = await client.get('/old', { headers: { origin: APP_ORIGIN } });
+    expect(res.status).toBe(404);
+    expect(res.headers.deprecation).toBe('@1796083200');
+    expect(res.headers.sunset).toBe('Wed, 30 Jun 2027 00:00:00 GMT');
+    expect(res.headers.link).toBe('<https://example.com/new>; rel="deprecation"');
+    const exposed = String(res.headers['access-control-expose-headers']).split(', ');
+    expect(exposed).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link', 'X-Request-ID']));
   });
 
   it('sets no allow-origin for a disallowed origin, but the request is still served', async () => {

@@ -29,6 +29,8 @@ export interface OperationDescription {
   description?: string;
   tags?: string[];
   deprecated?: boolean;
+  /** The day the operation goes away (`x-sunset`): `YYYY-MM-DD` or an ISO instant. */
+  sunset?: string;
   /** What the binder is compiled from; `describeParams(plan)` gives the parameters and the body. */
   plan: BinderPlan;
   /** Success response model. */

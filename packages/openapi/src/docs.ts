@@ -25,7 +25,15 @@ export interface DocsOptions {
   assetsUrl?: string;
   /** Path prefix of the served assets; default `/_fnapi/docs`. */
   assetsPrefix?: string;
+  /** The page at `docsUrl`: Swagger UI (default) or Scalar's API reference. */
+  ui?: DocsUi;
 }
+
+/** The page at `docsUrl`. */
+export type DocsUi = 'swagger' | 'scalar';
+
+/** The optional peer that serves `docsUi: 'scalar'`. */
+export const SCALAR_PACKAGE = '@scalar/api-reference';
 
 /** One GET route the app mounts. */
 export interface DocsRoute {
@@ -75,6 +83,15 @@ export const BUNDLED_DOCS_PACKAGES: DocsPackages = {
 export const FALLBACK_CDN = 'https://cdn.jsdelivr.net/npm';
 
 /**
+ * The version of `@scalar/api-reference` a page loads from the CDN where the package is not on disk
+ * (Workers, a bundle); a test keeps it equal to the installed one.
+ */
+export const BUNDLED_SCALAR_PACKAGE: PackageInfo = { name: SCALAR_PACKAGE, version: '1.76.4' };
+
+/** The file of `@scalar/api-reference` the page loads (a browser bundle, its styles inside). */
+const SCALAR_FILE = 'dist/browser/standalone.js';
+
+/**
  * Subresource Integrity of the CDN files at the versions above (a test keeps them equal to the
  * installed files): the pages' CDN tags carry them, so a changed file on the CDN is refused.
  */
@@ -82,6 +99,7 @@ export const BUNDLED_DOCS_INTEGRITY: Record<string, string> = {
   'swagger-ui-dist/swagger-ui.css': 'sha384-WlYgdmXYOOBWL5apwjDEZwN+U3HmXSSu5R6V5aGxEcf7z+KuRNwBhoxKVN1i3D5I',
   'swagger-ui-dist/swagger-ui-bundle.js': 'sha384-gjRm0bEPMeTmMh5jT2cHccIwCUZSTd8YC+j0d0sXw0MdGEfScduGpSyF3ZSSLkX9',
   'redoc/bundles/redoc.standalone.js': 'sha384-w447zOpYfw/1Tv/5AK9NfHTlQIqE3RVR6KY62jCyy9zNDgO64cMwGGP1Fj0zJVf5',
+  '@scalar/api-reference/dist/browser/standalone.js': 'sha384-hwB9WroDTpZaI38gr+u9CXA6ksz5gUYgD2GxXazKl/agT1L2GWUiRFWGJYNiFu4Q',
 };
 
 let packages: DocsPackages | null | undefined;
@@ -110,6 +128,46 @@ function readPackages(): DocsPackages {
   };
 }
 
+let scalar: { info: PackageInfo; file: string } | null | undefined;
+
+/**
+ * The installed `@scalar/api-reference` (its name, version and browser bundle), or null when it is not
+ * installed or there is no file system. Its `exports` list neither `package.json` nor the bundle, so
+ * the package is found through its style sheet, which they do list.
+ */
+export function installedScalar(): { info: PackageInfo; file: string } | null {
+  if (scalar === undefined) {
+    try {
+      const { dirname, join } = builtin('node:path');
+      const css = builtin('node:module')
+        .createRequire(import.meta.url)
+        .resolve(`${SCALAR_PACKAGE}/style.css`);
+      const root = join(dirname(css), '..');
+      const { name, version } = JSON.parse(builtin('node:fs').readFileSync(join(root, 'package.json'), 'utf8')) as PackageInfo;
+      scalar = { info: { name, version }, file: join(root, SCALAR_FILE) };
+    } catch {
+      scalar = null;
+    }
+  }
+  return scalar;
+}
+
+/**
+ * Checks the `docsUi` option: `'scalar'` served from local files needs `@scalar/api-reference`
+ * installed, and says so. Where there is no file system (Workers, a bundle), or with `cdn` or
+ * `assetsUrl`, the page loads it from there instead.
+ */
+export function requireDocsUi(ui: unknown, where: { cdn?: string | undefined; assetsUrl?: string | undefined } = {}): void {
+  if (ui !== 'swagger' && ui !== 'scalar') throw new Error(`docsUi is 'swagger' or 'scalar', got ${JSON.stringify(ui)}`);
+  if (ui !== 'scalar' || where.cdn !== undefined || where.assetsUrl !== undefined) return;
+  if (installedDocsPackages() === null) return;
+  if (installedScalar() === null) {
+    throw new Error(
+      `docsUi: 'scalar' needs the package ${SCALAR_PACKAGE}, an optional peer of @fnapi/openapi: install it (npm install ${SCALAR_PACKAGE}), or use docsUi: 'swagger'`,
+    );
+  }
+}
+
 const fileCache = new Map<string, Promise<Uint8Array>>();
 
 /** Reads a docs asset on first use (through `patch`, if given) and keeps it in memory. */
@@ -117,7 +175,7 @@ function loadFile(specifier: string, patch?: (text: string) => string): Promise<
   let pending = fileCache.get(specifier);
   if (!pending) {
     pending = builtin('node:fs')
-      .promises.readFile(locate(specifier))
+      .promises.readFile(specifier.startsWith(`${SCALAR_PACKAGE}/`) ? installedScalar()!.file : locate(specifier))
       .then((buffer) =>
         patch
           ? new TextEncoder().encode(patch(buffer.toString('utf8')))
@@ -144,6 +202,24 @@ const SWAGGER_INIT = `'use strict';
     showCommonExtensions: true,
     validatorUrl: null,
     persistAuthorization: false
+  });
+})();
+`;
+
+/**
+ * Scalar's start-up, served as a file (no inline script): its own fonts off and no proxy, so the page
+ * loads nothing from outside the app; no telemetry, no AI agent, no developer tools.
+ */
+const SCALAR_INIT = `'use strict';
+(function () {
+  // Not Scalar's own '#api-reference', which its bundle would mount a second time, unconfigured.
+  var element = document.getElementById('fnapi-scalar');
+  Scalar.createApiReference(element, {
+    url: element.getAttribute('data-openapi-url'),
+    withDefaultFonts: false,
+    telemetry: false,
+    showDeveloperTools: 'never',
+    agent: { disabled: true }
   });
 })();
 `;
@@ -253,7 +329,58 @@ export function docsRoutes(options: DocsOptions): DocsRoute[] {
   const title = escapeHtml(options.title);
   const specUrl = escapeHtml(options.openapiUrl);
 
-  if (docsUrl !== null) {
+  if (docsUrl !== null && options.ui === 'scalar') {
+    const local = installedScalar();
+    const scalarInfo = local?.info ?? BUNDLED_SCALAR_PACKAGE;
+    const specifier = `${SCALAR_PACKAGE}/${SCALAR_FILE}`;
+    // Served from the installed package; without it on disk (Workers, a bundle), from the CDN.
+    const scalarCdn = cdn ?? (local === null && assetsUrl === undefined ? FALLBACK_CDN : undefined);
+    let script: string;
+    if (assetsUrl !== undefined) script = `${assetsUrl}/standalone.js`;
+    else if (scalarCdn !== undefined) script = `${scalarCdn}/${scalarInfo.name}@${scalarInfo.version}/${SCALAR_FILE}`;
+    else {
+      script = `${prefix}/${scalarInfo.name}@${scalarInfo.version}/${SCALAR_FILE}`;
+      asset(script, JS, () => loadFile(specifier));
+    }
+    const scalarIntegrity =
+      assetsUrl === undefined && scalarCdn !== undefined && scalarInfo.version === BUNDLED_SCALAR_PACKAGE.version
+        ? ` integrity="${BUNDLED_DOCS_INTEGRITY[specifier]}" crossorigin="anonymous"`
+        : '';
+    const scalarOrigin = assetsUrl !== undefined ? absoluteOrigin(assetsUrl) : scalarCdn !== undefined ? originOf(scalarCdn) : undefined;
+    const scalarExtra = scalarOrigin !== undefined ? [scalarOrigin] : [];
+    const icon = served(swaggerDir, 'favicon-32x32.png', 'swagger-ui-dist/favicon-32x32.png', PNG);
+    const initPath = `${prefix}/${selfDir}/scalar-init.js`;
+    asset(initPath, JS, async () => SCALAR_INIT);
+    const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} - API Reference</title>
+<link rel="icon" type="image/png" href="${escapeHtml(icon)}">
+</head>
+<body>
+<div id="fnapi-scalar" data-openapi-url="${specUrl}"></div>
+<script src="${escapeHtml(script)}"${scalarIntegrity}></script>
+<script src="${escapeHtml(initPath)}"></script>
+</body>
+</html>
+`;
+    const policy = csp({
+      'default-src': ["'none'"],
+      'script-src': ["'self'", ...scalarExtra],
+      // Scalar injects its styles as <style> elements at run time.
+      'style-src': ["'self'", "'unsafe-inline'", ...scalarExtra],
+      'img-src': ["'self'", 'data:', 'blob:', ...scalarExtra],
+      'font-src': ["'self'", 'data:', ...scalarExtra],
+      'worker-src': ["'self'", 'blob:'],
+      'connect-src': ["'self'"],
+      'base-uri': ["'none'"],
+      'form-action': ["'self'"],
+      'frame-ancestors': ["'self'"],
+    });
+    pages.push({ path: docsUrl, contentType: HTML, headers: pageHeaders(policy), body: async () => html });
+  } else if (docsUrl !== null) {
     const css = served(swaggerDir, 'swagger-ui.css', 'swagger-ui-dist/swagger-ui.css', CSS);
     const bundle = served(swaggerDir, 'swagger-ui-bundle.js', 'swagger-ui-dist/swagger-ui-bundle.js', JS);
     const icon = served(swaggerDir, 'favicon-32x32.png', 'swagger-ui-dist/favicon-32x32.png', PNG);

@@ -64,6 +64,21 @@ function standardDocument(schema: Schema, io: 'input' | 'output'): SchemaObject 
 }
 
 /**
+ * An optional parameter's or field's schema without the branch that stands for its absence: a library
+ * that documents `string | undefined` as `anyOf: [{ type: 'string' }, {}]` (the `undefined` it cannot
+ * express), which every generator then types `unknown`. Being optional is said by `required` instead.
+ */
+function withoutMissingBranch(json: SchemaObject): SchemaObject {
+  const branches = (json as { anyOf?: unknown }).anyOf;
+  if (!Array.isArray(branches)) return json;
+  const isOpen = (branch: unknown) => typeof branch === 'object' && branch !== null && Object.keys(branch).length === 0;
+  const kept = branches.filter((branch) => !isOpen(branch));
+  if (kept.length === branches.length || kept.length === 0) return json;
+  const { anyOf: _, ...rest } = json as Record<string, unknown>;
+  return (kept.length === 1 ? { ...rest, ...(kept[0] as object) } : { ...rest, anyOf: kept }) as SchemaObject;
+}
+
+/**
  * Builds one document. With `safe` set, every schema is first converted alone and one that
  * zod-to-openapi cannot express (`z.custom`, `z.instanceof`, …) is replaced by zod's own JSON
  * Schema for it (or `{}`), so one exotic schema never takes the whole document down.
@@ -239,9 +254,10 @@ class DocumentBuilder {
     if (holder === undefined) {
       // `unknown` renders as `{}` by itself; the refinement keeps a required field required.
       const inner = z.unknown().refine((value) => value !== undefined);
-      const json = standardDocument(schema, io);
+      const optional = acceptsMissing(schema);
+      const json = optional ? withoutMissingBranch(standardDocument(schema, io)) : standardDocument(schema, io);
       if (Object.keys(json).length > 0) generator().zodToOpenAPIRegistry.add(inner, json as never);
-      holder = acceptsMissing(schema) ? inner.optional() : inner;
+      holder = optional ? inner.optional() : inner;
       holders[io].set(schema, holder);
     }
     return holder;
@@ -376,6 +392,7 @@ class DocumentBuilder {
       ...(op.description !== undefined ? { description: op.description } : {}),
       ...(op.tags && op.tags.length > 0 ? { tags: [...op.tags] } : {}),
       ...(op.deprecated ? { deprecated: true } : {}),
+      ...(op.sunset !== undefined ? { 'x-sunset': op.sunset } : {}),
       ...(Object.keys(request).length > 0 ? { request } : {}),
       ...(strict.length > 0 ? { 'x-strict-parameters': strict } : {}),
       responses,

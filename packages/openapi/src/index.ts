@@ -10,4 +10,4 @@ export type {
   OperationResponse,
   SecurityRequirement,
 } from './description.js';
-export { docsRoutes, DEFAULT_ASSETS_PREFIX, type DocsOptions, type DocsRoute } from './docs.js';
+export { docsRoutes, DEFAULT_ASSETS_PREFIX, type DocsOptions, type DocsRoute, type DocsUi, requireDocsUi } from './docs.js';

@@ -184,7 +184,16 @@ export function describeUploads(operation: Operation | undefined, params: Params
     const options = fileOptionsOf(schema);
     const property = properties[name];
     if (!options || !property) continue;
-    if (options.types?.length) encoding[name] = { contentType: options.types.join(', ') };
+    if (options.types?.length) {
+      encoding[name] = { contentType: options.types.join(', ') };
+      // The file's own schema agrees: its one type, or (JSON Schema's `contentMediaType` naming one
+      // type) none where `encoding` lists several, rather than `application/octet-stream`.
+      const file = (options.array ? property.items : property) as Schema | undefined;
+      if (file && typeof file === 'object') {
+        if (options.types.length === 1) file.contentMediaType = options.types[0];
+        else delete file.contentMediaType;
+      }
+    }
     const limit = `At most ${options.maxSize} bytes${options.array ? ' per file' : ''}.`;
     property.description = typeof property.description === 'string' ? `${property.description} ${limit}` : limit;
     if (options.array && maxFiles !== undefined && property.type === 'array' && property.maxItems === undefined)

@@ -36,7 +36,11 @@ describe.skipIf(!available)('docs pages in headless Chromium', () => {
 
   beforeAll(async () => {
     const routes = new Map(
-      docsRoutes({ title: 'Browser check', openapiUrl: '/openapi.json', docsUrl: '/docs', redocUrl: '/redoc' }).map((r) => [r.path, r]),
+      [
+        ...docsRoutes({ title: 'Browser check', openapiUrl: '/openapi.json', docsUrl: '/docs', redocUrl: '/redoc' }),
+        // The Scalar page (and its assets) beside them.
+        ...docsRoutes({ title: 'Browser check', openapiUrl: '/openapi.json', docsUrl: '/scalar', redocUrl: null, ui: 'scalar' }),
+      ].map((r) => [r.path, r]),
     );
     server = createServer(async (req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
@@ -88,6 +92,30 @@ describe.skipIf(!available)('docs pages in headless Chromium', () => {
     await page.locator('input[placeholder="name"]').fill('Ada');
     await page.getByRole('button', { name: 'Execute' }).click();
     await expect.poll(() => page.locator('.response-col_description .microlight').first().textContent()).toContain('Hello, Ada!');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('renders Scalar from the local assets, lists the operations and sends a request that gets 200', async () => {
+    const { page, problems } = await open('/scalar');
+    await expect.poll(() => page.title()).toBe('Browser check - API Reference');
+    // The operation is listed in the sidebar and described on the page.
+    await page.locator('text=Say hello').first().waitFor();
+    await page
+      .getByRole('button', { name: /Test Request/ })
+      .first()
+      .click();
+    const value = page.locator('[contenteditable="true"][data-placeholder="Value"]').first();
+    await value.click();
+    await page.keyboard.type('Ada');
+    const answered = page.waitForResponse((response) => response.url() === `${base}/hello/Ada`);
+    await page
+      .getByRole('button', { name: /Send Request/ })
+      .first()
+      .click();
+    const response = await answered;
+    expect(response.status()).toBe(200);
+    expect(await response.json()).toEqual({ message: 'Hello, Ada!' });
     expect(problems).toEqual([]);
     await page.close();
   });

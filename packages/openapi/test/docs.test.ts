@@ -221,14 +221,30 @@ describe('bundled apps', () => {
 
   it("BUNDLED_DOCS_INTEGRITY holds the installed files' SHA-384 (the CDN tags carry them)", async () => {
     const { createHash } = await import('node:crypto');
-    const { BUNDLED_DOCS_INTEGRITY } = await import('../src/docs.js');
+    const { BUNDLED_DOCS_INTEGRITY, installedScalar, SCALAR_PACKAGE } = await import('../src/docs.js');
     for (const [specifier, hash] of Object.entries(BUNDLED_DOCS_INTEGRITY)) {
-      expect(
-        `sha384-${createHash('sha384')
-          .update(readFileSync(require.resolve(specifier)))
-          .digest('base64')}`,
-      ).toBe(hash);
+      // Scalar's `exports` do not list its browser bundle: found through the package.
+      const file = specifier.startsWith(`${SCALAR_PACKAGE}/`) ? installedScalar()!.file : require.resolve(specifier);
+      expect(`sha384-${createHash('sha384').update(readFileSync(file)).digest('base64')}`).toBe(hash);
     }
+  });
+
+  it('BUNDLED_SCALAR_PACKAGE names the installed @scalar/api-reference (Workers and bundles load it from the CDN)', async () => {
+    const { BUNDLED_SCALAR_PACKAGE, installedScalar } = await import('../src/docs.js');
+    expect(installedScalar()!.info).toEqual(BUNDLED_SCALAR_PACKAGE);
+  });
+
+  it("a CDN Scalar page carries the bundle's integrity; its start-up turns the default fonts off and sets no proxy", async () => {
+    const routes = byPath(docsRoutes({ ...defaults, cdn: 'https://cdn.jsdelivr.net/npm', ui: 'scalar' }));
+    const page = await text(routes.get('/docs')!);
+    expect(page).toMatch(
+      /<script src="https:\/\/cdn\.jsdelivr\.net\/npm\/@scalar\/api-reference@[\d.]+\/dist\/browser\/standalone\.js" integrity="sha384-[^"]+" crossorigin="anonymous"><\/script>/,
+    );
+    expect(routes.get('/docs')!.headers['content-security-policy']).toContain('https://cdn.jsdelivr.net');
+    const init = [...routes.values()].find((route) => route.path.endsWith('/scalar-init.js'))!;
+    const script = await text(init);
+    expect(script).toContain('withDefaultFonts: false');
+    expect(script).not.toMatch(/proxyUrl/);
   });
 
   it('a CDN page carries integrity and crossorigin on every script and style sheet', async () => {

@@ -53,7 +53,8 @@ describe('upload and form bodies in the document', () => {
     expect(body.content['multipart/form-data']!.schema).toEqual({
       type: 'object',
       properties: {
-        avatar: { ...BINARY, description: 'At most 5000000 bytes.' },
+        // Its one accepted type, as `encoding` says.
+        avatar: { ...BINARY, contentMediaType: 'image/png', description: 'At most 5000000 bytes.' },
         extra: { type: 'array', items: BINARY, maxItems: 4, description: 'At most 10485760 bytes per file.' },
         caption: { type: 'string', maxLength: 200 },
       },

@@ -1,4 +1,4 @@
-import type { DocumentInfo, OpenAPIVersion } from '@fnapi/openapi';
+import { type DocsUi, type DocumentInfo, type OpenAPIVersion, requireDocsUi, type SchemaProblem } from '@fnapi/openapi';
 import { describeParams, type Duration, durationMs, durationSeconds, HOUR } from '@fnapi/validation';
 import { DEFAULT_BODY_LIMIT } from '../http/body.js';
 import { compile, type RegisteredEndpoint } from '../serve/compile.js';
@@ -8,7 +8,7 @@ import { defaultLogger, type Logger, silentLogger } from '../platform/logger.js'
 import { type EventName, PluginManager } from '../serve/plugins.js';
 import type { Request } from '../http/request.js';
 import type { Deliver } from '../serve/runtime-contract.js';
-import { RouteGroup, type RouteEntry } from './route-group.js';
+import { RouteGroup, type RouteEntry, Router } from './route-group.js';
 import { checkStreamOptions } from '../serve/streams.js';
 import { pathParamNames, RouteTable } from '../serve/route-table.js';
 import type { AppRuntime } from '../serve/runtime.js';
@@ -19,6 +19,7 @@ import { inject, type InjectOptions, type InjectResponse } from '../server/injec
 import { runClusterPrimary, shouldRunCluster } from '../server/cluster.js';
 import { type RunOptions, type RunningServer, runNodeServer } from '../server/node.js';
 import { chooseOperationId } from './operation-ids.js';
+import { endpointTerms } from './endpoint-terms.js';
 import { SchemeNames } from './scheme-names.js';
 import { type Extension, EXTENSIONS, Extensions } from './extensions.js';
 import { RUNTIME, type Runtime, type RuntimeLimits, type Servable } from '../serve/runtime-contract.js';
@@ -113,6 +114,25 @@ export interface APIOptions {
   wsOrigins?: readonly string[];
   /** AsyncAPI 3.0 document of the WebSocket endpoints; default `/asyncapi.json` when there are any; null turns it off. */
   asyncapiUrl?: string | null;
+  /**
+   * Documents of parts of the API (versions are routers), each served with its docs pages at
+   * `/<key>/openapi.json`, `/<key>/docs` and `/<key>/redoc` beside the whole document:
+   * `{ v1: { routers: [v1] }, v2: { routers: [v2] } }`.
+   */
+  documents?: Record<string, DocumentOptions>;
+  /** The page at `docsUrl`: Swagger UI (default) or Scalar's API reference (`@scalar/api-reference` installed). */
+  docsUi?: DocsUi;
+}
+
+/** One of `documents`: the routers whose endpoints it describes (nested routers' included), and its `info`. */
+export interface DocumentOptions {
+  routers: readonly Router[];
+  /** Default: the app's `title`. */
+  title?: string;
+  /** Default: the app's `version`. */
+  version?: string;
+  /** Default: the app's `description`. */
+  description?: string;
 }
 
 export interface RouteInfo {
@@ -153,6 +173,10 @@ export class API extends RouteGroup implements Servable {
   private shapes = new RouteTable<true>();
   private runtime: AppRuntime | undefined;
   private document: Record<string, unknown> | undefined;
+  /** The documents of `documents`, by key, built on first use. */
+  private readonly partDocuments = new Map<string, Record<string, unknown>>();
+  /** `GET` paths the documents of `documents` and their pages are served at, with what each is. */
+  private readonly documentPaths = new Map<string, string>();
   /** Endpoints whose schemas were checked for a JSON Schema (see `warnUndocumented`). */
   private readonly schemasChecked = new WeakSet<object>();
   private asyncapiDocument: Record<string, unknown> | undefined;
@@ -182,6 +206,8 @@ export class API extends RouteGroup implements Servable {
     if (options.openapiVersion !== undefined && options.openapiVersion !== '3.1.0' && options.openapiVersion !== '3.2.0') {
       throw new Error(`openapiVersion is '3.1.0' or '3.2.0', got ${JSON.stringify(options.openapiVersion)}`);
     }
+    if (options.docsUi !== undefined) requireDocsUi(options.docsUi, { cdn: options.docsCdn, assetsUrl: options.docsAssetsUrl });
+    this.checkDocuments(options.documents);
     this.debug = options.debug ?? false;
     this.bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this.limits = Object.freeze({
@@ -332,17 +358,71 @@ export class API extends RouteGroup implements Servable {
     return inject(this[RUNTIME], typeof options === 'string' ? { url: options } : options);
   }
 
-  /** The OpenAPI document, 3.1 or as `openapiVersion` says (built on first use, again after routes change). */
-  openapi(): Record<string, unknown> {
+  /**
+   * The OpenAPI document, 3.1 or as `openapiVersion` says (built on first use, again after routes
+   * change); with a key of `documents`, that document.
+   */
+  openapi(key?: string): Record<string, unknown> {
     this.compiled();
-    return (this.document ??= describeApp(this.documentSettings(), this.registry.values(), (problem) =>
-      this.logger.error(
-        { err: problem.error, method: problem.method, path: problem.path, operationId: problem.operationId, parameter: problem.parameter },
-        `OpenAPI: ${problem.parameter} of ${problem.method} ${problem.path} cannot be documented; ` +
-          (problem.parameter === 'parameters' ? 'the operation is left out of the document' : 'shown as an open schema'),
-      ),
-    ));
+    if (key !== undefined) return this.documentOf(key);
+    return (this.document ??= describeApp(this.documentSettings(), this.registry.values(), this.schemaProblem));
   }
+
+  /** One of `documents`: the endpoints under its routers, with its own `info`. */
+  private documentOf(key: string): Record<string, unknown> {
+    const spec = this.options.documents?.[key];
+    if (spec === undefined || !Object.hasOwn(this.options.documents!, key)) {
+      const keys = Object.keys(this.options.documents ?? {});
+      throw new Error(
+        `No document "${key}": ${keys.length ? `the app's documents are ${keys.map((k) => `"${k}"`).join(', ')}` : 'the app has no documents option'}`,
+      );
+    }
+    let document = this.partDocuments.get(key);
+    if (document === undefined) {
+      const routers = new Set<unknown>(spec.routers);
+      const endpoints = [...this.registry.values()].filter((endpoint) => endpoint.routers.some((router) => routers.has(router)));
+      const settings = this.documentSettings();
+      document = describeApp(
+        {
+          ...settings,
+          title: spec.title ?? settings.title,
+          version: spec.version ?? settings.version,
+          description: spec.description ?? settings.description,
+        },
+        endpoints,
+        this.schemaProblem,
+      );
+      this.partDocuments.set(key, document);
+    }
+    return document;
+  }
+
+  /** Checks `documents` and records the paths of each document and its pages. */
+  private checkDocuments(documents: APIOptions['documents']): void {
+    if (documents === undefined) return;
+    if (this.openapiUrl === null) throw new Error('documents: openapiUrl is null, so no document is served; remove one of them');
+    for (const [key, spec] of Object.entries(documents)) {
+      if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(key)) {
+        throw new Error(
+          `documents: a key is one path segment of letters, digits, ".", "_" or "-" (it names /<key>/openapi.json), got "${key}"`,
+        );
+      }
+      if (!Array.isArray(spec?.routers) || spec.routers.length === 0 || !spec.routers.every((r) => r instanceof Router)) {
+        throw new Error(`documents.${key}: routers is a list of the Routers the document describes, e.g. { routers: [v1] }`);
+      }
+      for (const url of [this.openapiUrl, this.docsUrl, this.redocUrl]) {
+        if (url !== null)
+          this.documentPaths.set(`/${key}${url}`, `the ${url === this.openapiUrl ? 'document' : 'docs page'} of document "${key}"`);
+      }
+    }
+  }
+
+  private readonly schemaProblem = (problem: SchemaProblem): void =>
+    this.logger.error(
+      { err: problem.error, method: problem.method, path: problem.path, operationId: problem.operationId, parameter: problem.parameter },
+      `OpenAPI: ${problem.parameter} of ${problem.method} ${problem.path} cannot be documented; ` +
+        (problem.parameter === 'parameters' ? 'the operation is left out of the document' : 'shown as an open schema'),
+    );
 
   /** The compiled runtime, built before the first request and again after a change. */
   private compiled(): AppRuntime {
@@ -352,7 +432,10 @@ export class API extends RouteGroup implements Servable {
     return (this.runtime = compile({
       endpoints: this.registry.values(),
       builtins: [
-        ...docsBuiltins(this.documentSettings(), () => this.openapi()),
+        ...docsBuiltins(this.documentSettings(), [
+          { prefix: '', document: () => this.openapi() },
+          ...Object.keys(this.options.documents ?? {}).map((key) => ({ prefix: `/${key}`, document: () => this.openapi(key) })),
+        ]),
         ...asyncapiBuiltins(this.options.asyncapiUrl, this.hasWebSockets, (origin) => this.asyncapi(origin)),
       ],
       middleware: [...this.middleware],
@@ -393,6 +476,7 @@ export class API extends RouteGroup implements Servable {
       redocUrl: this.redocUrl,
       docsCdn: this.options.docsCdn,
       docsAssetsUrl: this.options.docsAssetsUrl,
+      docsUi: this.options.docsUi ?? 'swagger',
       validationError: this.options.validationError,
       middleware: this.middleware,
       // `fnapi openapi --openapi-version 3.2.0` asks for the other version of an app that names none.
@@ -427,6 +511,8 @@ export class API extends RouteGroup implements Servable {
       } catch (error) {
         throw new Error(`${where}: ${(error as Error).message}`, { cause: error });
       }
+      const page = (entry.method === 'GET' || entry.method === 'HEAD') && this.documentPaths.get(entry.path);
+      if (page) throw new Error(`${where} collides with ${page}: choose another route or another document key`);
       if (this.registry.has(where) || staged.has(where)) {
         throw new Error(`${where} is registered twice: a method and route can have one endpoint`);
       }
@@ -437,7 +523,7 @@ export class API extends RouteGroup implements Servable {
         entry.path,
         (id) => this.operationIds.get(id) ?? stagedIds.get(id),
       );
-      const endpoint: RegisteredEndpoint = { ...entry, operationId, pathParams };
+      const endpoint: RegisteredEndpoint = { ...entry, operationId, pathParams, terms: endpointTerms(entry, where) };
       staged.set(where, endpoint);
       stagedIds.set(operationId, endpoint);
     }
@@ -468,6 +554,7 @@ export class API extends RouteGroup implements Servable {
   protected override changed(): void {
     this.runtime = undefined;
     this.document = undefined;
+    this.partDocuments.clear();
     this.asyncapiDocument = undefined;
   }
 }

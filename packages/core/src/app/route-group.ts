@@ -1,5 +1,7 @@
 import type { InferInput, ParamsShape, Schema } from '@fnapi/validation';
+import type { DateOption } from '../http/deprecation.js';
 import {
+  type DeclaredResponse,
   decoratedEndpoints,
   defineEndpoint,
   type EndpointDefinition,
@@ -243,7 +245,21 @@ export abstract class RouteGroup {
   protected changed(): void {}
 }
 
-export interface RouterOptions {
+/** What a router sets for each of its endpoints unless the endpoint says otherwise. */
+export interface RouterEndpointDefaults {
+  /** Added to every endpoint's `responses`; an endpoint's own entry for the same status wins. */
+  responses?: Record<number, DeclaredResponse>;
+  /** Marks every endpoint deprecated (a date also sends `Deprecation`). */
+  deprecated?: boolean | DateOption;
+  /** The day every endpoint goes away (`Sunset`). */
+  sunset?: DateOption;
+  /** Sent as `Link: <url>; rel="deprecation"`. */
+  deprecationLink?: string;
+  /** false keeps every endpoint out of the OpenAPI document. */
+  includeInSchema?: boolean;
+}
+
+export interface RouterOptions extends RouterEndpointDefaults {
   /** Path prefix of every endpoint, e.g. `/users`. */
   prefix?: string;
   /** Tags added to every endpoint's documentation. */
@@ -252,7 +268,11 @@ export interface RouterOptions {
 
 /** A group of endpoints under a prefix, with middleware that runs only for them. */
 export class Router extends RouteGroup {
+  /** What the router sets for each of its endpoints (`responses`, `deprecated`, …). */
+  readonly endpointDefaults: Readonly<RouterEndpointDefaults>;
   constructor(options: RouterOptions = {}) {
     super(options.prefix ?? '', options.tags ?? []);
+    const { responses, deprecated, sunset, deprecationLink, includeInSchema } = options;
+    this.endpointDefaults = { responses, deprecated, sunset, deprecationLink, includeInSchema };
   }
 }

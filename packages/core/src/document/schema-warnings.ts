@@ -11,7 +11,7 @@ function undocumented(schema: unknown, io: 'input' | 'output'): schema is Schema
 /** `GET /items/{id}: params.id (vendor)` for every schema of the endpoint the document shows as `{}`. */
 export function undocumentedSchemas(endpoint: RegisteredEndpoint): string[] {
   const { options } = endpoint.definition;
-  if (options.includeInSchema === false) return [];
+  if ((endpoint.terms?.includeInSchema ?? options.includeInSchema) === false) return [];
   const found: string[] = [];
   const note = (where: string, schema: unknown, io: 'input' | 'output') => {
     if (undocumented(schema, io)) found.push(`${endpoint.method} ${endpoint.path}: ${where} (${schema['~standard'].vendor})`);
@@ -19,7 +19,7 @@ export function undocumentedSchemas(endpoint: RegisteredEndpoint): string[] {
   for (const [name, spec] of Object.entries(options.params ?? {}))
     note(`params.${name}`, isParamSource(spec) ? spec.schema : spec, 'input');
   note('response', options.response, 'output');
-  for (const [status, declared] of Object.entries(options.responses ?? {})) {
+  for (const [status, declared] of Object.entries(endpoint.terms?.responses ?? options.responses ?? {})) {
     if (typeof declared === 'object') note(`responses[${status}].schema`, declared.schema, 'output');
   }
   note('events', options.events, 'output');

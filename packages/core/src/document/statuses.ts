@@ -1,5 +1,12 @@
 import type { OperationResponse } from '@fnapi/openapi';
-import { describeParams, problemSchemaFor, type Schema, validationProblemSchema, type z } from '@fnapi/validation';
+import {
+  describeParams,
+  isOptionalSchema as acceptsMissing,
+  problemSchemaFor,
+  type Schema,
+  validationProblemSchema,
+  type z,
+} from '@fnapi/validation';
 import type { RegisteredEndpoint } from '../serve/compile.js';
 import { type DeclaredResponse, handlerMetadata } from '../serve/endpoint.js';
 import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from '../http/facts.js';
@@ -42,7 +49,11 @@ function declared(status: number, value: DeclaredResponse, success?: { status: n
     ? Object.fromEntries(
         Object.entries(spec.headers).map(([name, header]) => [
           name,
-          typeof header === 'string' ? { description: header } : isSchema(header) ? { schema: header } : header,
+          typeof header === 'string'
+            ? { description: header }
+            : isSchema(header)
+              ? { schema: header, required: !acceptsMissing(header) }
+              : { ...header, required: header.required ?? (header.schema !== undefined && !acceptsMissing(header.schema)) },
         ]),
       )
     : undefined;
@@ -91,7 +102,7 @@ export function operationResponses(endpoint: RegisteredEndpoint, context: Status
   // The declared ones first: the author's words and schemas win over the framework's.
   const stream = streamOf(options);
   const successStatus = { status: options.statusCode ?? 200, ...(options.response ? { schema: options.response } : {}) };
-  for (const [status, value] of Object.entries(options.responses ?? {})) {
+  for (const [status, value] of Object.entries(endpoint.terms?.responses ?? options.responses ?? {})) {
     const answer = declared(Number(status), value, stream ? undefined : successStatus);
     if (stream && answer.status === (options.statusCode ?? 200)) {
       // A stream's success entry keeps its item schema; only the description and headers are the author's.

@@ -1,9 +1,10 @@
-import { type EndpointDefinition, handlerMetadata } from './endpoint.js';
+import { type DeclaredResponse, type EndpointDefinition, handlerMetadata } from './endpoint.js';
+import type { DeprecationTerms } from '../http/deprecation.js';
 import { endpointMiddleware } from './endpoint-middleware.js';
 import { compileInvoker } from './invoke.js';
 import { activeMiddleware, composeActive, type MaybePromise, type Middleware, type Step, stepOf } from './pipeline.js';
 import { RouteTable } from './route-table.js';
-import { endpointBoundary } from './funnel.js';
+import { answerError, endpointBoundary } from './funnel.js';
 import { AppRuntime, type CompiledRoute, type RuntimeOptions } from './runtime.js';
 import type { Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
@@ -25,10 +26,21 @@ export interface RouteEntry<Group extends MiddlewareGroup = MiddlewareGroup> {
   routers: Group[];
 }
 
+/**
+ * The endpoint's own terms merged with its routers' (the endpoint's own, then the innermost router's,
+ * win): what is documented and the deprecation headers every answer carries.
+ */
+export interface EndpointTerms extends DeprecationTerms {
+  includeInSchema: boolean;
+  responses: Readonly<Record<number, DeclaredResponse>> | undefined;
+}
+
 /** An endpoint as the app recorded it at registration: checked, named, with its path parameters. */
 export interface RegisteredEndpoint extends RouteEntry {
   operationId: string;
   pathParams: string[];
+  /** Computed at registration; absent: the endpoint's own options alone, no deprecation headers. */
+  terms?: EndpointTerms;
   /** The endpoint compiled to `request → Response`, kept across recompilations. */
   invoker?: Step;
 }
@@ -68,14 +80,40 @@ export function compile(input: CompileInput): AppRuntime {
     // The boundary turns an endpoint's errors into responses for the middleware around it. With no
     // middleware anywhere on the route, the runtime's funnel does the same (the same report to
     // plugins, the same problem body), and a request saves the wrapping.
-    const run =
+    const inner =
       appMiddleware.length === 0 && middleware.length === 0 && own.length === 0
         ? endpoint.invoker
         : composeActive(middleware, endpointBoundary(endpoint.invoker));
+    const headers = endpoint.terms?.headers;
+    const run = headers !== undefined && headers.length > 0 ? withHeaders(inner, headers) : inner;
     const servesWhileStarting = handlerMetadata(endpoint.definition.handler)?.servesWhileStarting === true;
     table.add(endpoint.method, endpoint.path, { template: endpoint.path, run, servesWhileStarting });
   }
   for (const builtin of input.builtins)
     table.add('GET', builtin.path, { template: builtin.path, run: stepOf(builtin.run), servesWhileStarting: false });
   return new AppRuntime({ ...input, middleware: appMiddleware, table });
+}
+
+/**
+ * Adds headers (an endpoint's `Deprecation`, `Sunset`, `Link`) to every answer of a route, its errors
+ * too: a failure is answered here, through the funnel, so that its answer carries them.
+ */
+function withHeaders(run: Step, headers: readonly (readonly [string, string])[]): Step {
+  const stamp = (response: Response): void => {
+    for (const [name, value] of headers) {
+      if (name === 'link') response.headers.append(name, value);
+      else response.headers.set(name, value);
+    }
+  };
+  return (request, done) =>
+    run(request, (error, response) => {
+      if (response !== undefined) {
+        stamp(response);
+        done(undefined, response);
+      } else
+        answerError(error, request, (failure, answer) => {
+          if (answer !== undefined) stamp(answer);
+          done(failure, answer);
+        });
+    });
 }

@@ -2,6 +2,7 @@ import type { Duration, InferInput, ParamsShape, Schema, SchemaInput, z } from '
 import type { SecurityRequirement } from '@fnapi/openapi';
 import { endpointMiddleware } from './endpoint-middleware.js';
 import type { Middleware } from './pipeline.js';
+import type { DateOption } from '../http/deprecation.js';
 import type { Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 import type { EventItem, EventsOption, NamedEventItem, StreamResult } from './streams.js';
@@ -27,7 +28,15 @@ export interface RouteOptions<P extends ParamsShape = ParamsShape, S extends Sch
   tags?: string[];
   summary?: string;
   description?: string;
-  deprecated?: boolean;
+  /**
+   * Marks the operation deprecated; a date (`'2026-12-01'`, midnight UTC, or a `Date`) also sends
+   * `Deprecation: @<unix time>` (RFC 9745) on every answer.
+   */
+  deprecated?: boolean | DateOption;
+  /** The day the endpoint goes away: every answer carries `Sunset` (RFC 8594); fnapi keeps serving after it. */
+  sunset?: DateOption;
+  /** Sent as `Link: <url>; rel="deprecation"` on every answer. */
+  deprecationLink?: string;
   /** Default true; false keeps the endpoint out of the OpenAPI document. */
   includeInSchema?: boolean;
   /** Default: the handler's name, else method and path. */

@@ -6,7 +6,8 @@ import { type JsonSchema, SchemaBook } from './schemas.js';
 
 /** What the check needs of an app: its document and in-process requests (an `API` has both). */
 export interface CheckableApp {
-  openapi(): Record<string, unknown>;
+  /** The whole document, or one of the app's `documents` by key. */
+  openapi(key?: string): Record<string, unknown>;
   inject(options: { method?: string; url: string; headers?: Record<string, string | string[]>; body?: unknown }): Promise<{
     status: number;
     headers: Record<string, string | string[]>;
@@ -39,6 +40,8 @@ export interface CheckOptions {
   methods?: string[];
   /** Only GET, HEAD and QUERY operations are called (`methods` narrows it further). */
   readOnly?: boolean;
+  /** Checks the operations of one of the app's `documents` (by key) against that document. */
+  document?: string;
 }
 
 /** Methods that change nothing: what `--read-only` calls. */
@@ -147,7 +150,7 @@ export async function checkContract(app: CheckableApp, options: CheckOptions = {
   process.env.FNAPI_CHECK ??= '1';
   const deferred = DeferredWatch.on(app.pluginManager);
   await app.startup();
-  const document = app.openapi() as JsonSchema;
+  const document = app.openapi(...(options.document !== undefined ? [options.document] : [])) as JsonSchema;
   const book = new SchemaBook(document);
   const bodyLimit = app.limits?.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const report: CheckReport = { ok: true, seed, runs, requests: 0, durationMs: 0, operations: [], failures: [], placeholders };
