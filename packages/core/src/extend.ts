@@ -12,6 +12,7 @@ export {
   type WorkerRuntime,
 } from './app/extensions.js';
 export { annotateHandler, assertStandardDecorator, handlerMetadata, type HandlerMetadata } from './serve/endpoint.js';
+export { guardDependency, isDependency } from './serve/dependency.js';
 export { errorResponse, type ErrorResponseOptions } from './serve/funnel.js';
 export {
   EVENT_NAMES,

@@ -2,6 +2,17 @@
 // what transports and adapters need at `@fnapi/core/transport`, `TestClient` at `@fnapi/core/testing`.
 export { API, type APIOptions, type ValidationErrorFormat } from './app/app.js';
 export { Router, type RouterOptions } from './app/route-group.js';
+export type { OverrideHandle, Replacement } from './app/app.js';
+export {
+  dependency,
+  type Dependency,
+  type DependencyInput,
+  type DependencyOptions,
+  type DependencyValue,
+  type Lifetime,
+  type Uses,
+  type UsesValues,
+} from './serve/dependency.js';
 export {
   api,
   type EndpointOptions,

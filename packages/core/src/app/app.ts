@@ -28,6 +28,30 @@ import { ServingState } from '../serve/serving-state.js';
 import { asyncapiBuiltins, describeWebSockets } from '../document/asyncapi.js';
 import { webSocketOf } from '../ws/endpoint.js';
 import { bunWebSocketHandler, type BunWebSocketHandler } from '../ws/fetch.js';
+import { checkDependencies, checkUses, type Dependency, type DependencyNode, replacementNode } from '../serve/dependency.js';
+import { AppScope, buildPlan, type Overrides, type PlanInput } from '../serve/resolve.js';
+import { type ClientOverrides, countClient } from '../serve/overrides.js';
+import { handlerMetadata } from '../serve/endpoint.js';
+import type { Request as FnRequest } from '../http/request.js';
+
+/** The key of `app[CLIENT_OVERRIDES](pairs)`, which a test client calls for its own overrides. */
+export const CLIENT_OVERRIDES: unique symbol = Symbol.for('fnapi.clientOverrides') as never;
+
+/** What `app.override` returns: `restore()` puts the replaced dependency back (also `using`). */
+export interface OverrideHandle {
+  restore(): void;
+  [Symbol.dispose](): void;
+}
+
+/** A replacement for a `Dependency<T>`: a dependency of the same type, or a function giving a `T`. */
+export type Replacement<T> =
+  | Dependency<T>
+  | ((input: any, request: FnRequest) => T | PromiseLike<T> | Generator<T, unknown, unknown> | AsyncGenerator<T, unknown, unknown>);
+
+/** A test client's overrides and what ends them. */
+export interface ClientOverridesHandle extends ClientOverrides {
+  close(): Promise<void>;
+}
 
 export type { ValidationErrorFormat };
 
@@ -109,6 +133,11 @@ export interface APIOptions {
   wsOrigins?: readonly string[];
   /** AsyncAPI 3.0 document of the WebSocket endpoints; default `/asyncapi.json` when there are any; null turns it off. */
   asyncapiUrl?: string | null;
+  /**
+   * Dependencies run for every endpoint, for their effect (a guard, an audit), first. A guard here
+   * leaves the document, the docs pages and the health probes open.
+   */
+  dependencies?: readonly Dependency<any>[];
 }
 
 export interface RouteInfo {
@@ -165,9 +194,16 @@ export class API extends RouteGroup implements Servable {
   readonly [RUNTIME]: Runtime = this.served;
   /** @internal The extensions attached and the capabilities they left (`@fnapi/core/extend`). */
   readonly [EXTENSIONS] = new Extensions();
+  /** Replacements from `app.override`, by the dependency they replace. */
+  private overrideMap: Overrides = new Map();
+  /** The values of `'app'` dependencies. */
+  private readonly scope = new AppScope(
+    () => this.overrideMap,
+    () => this.logger,
+  );
 
   constructor(options: APIOptions = {}) {
-    super();
+    super('', [], options.dependencies);
     this.options = options;
     this.title = options.title ?? 'fnapi';
     this.description = options.description;
@@ -249,6 +285,8 @@ export class API extends RouteGroup implements Servable {
       this.compiled();
       this.serving.to('starting');
       for (const callback of this.startupCallbacks) await callback();
+      // 'app' dependencies the endpoints reach: after the callbacks, before the app reports ready.
+      await this.scope.makeAll(this.appDependencies());
       this.served.ready = true;
       this.serving.to('ready');
     })().catch((error: unknown) => {
@@ -267,6 +305,7 @@ export class API extends RouteGroup implements Servable {
       // Work deferred by answered requests (`request.defer`) and work handed to `request.waitUntil`
       // with no platform to take it finish before anything closes, within one `shutdownTimeout`.
       await drain(this[RUNTIME], this.limits.shutdownTimeout);
+      await this.scope.close();
       for (const callback of [...this.shutdownCallbacks].reverse()) {
         try {
           await callback();
@@ -336,6 +375,80 @@ export class API extends RouteGroup implements Servable {
     ));
   }
 
+  /**
+   * Replaces a dependency for every request from now on (tests), until `restore()` on what is
+   * returned (or the end of its `using` block). A function replacement keeps the dependency's
+   * lifetime and cache. The document does not change.
+   */
+  override<T>(dependency: Dependency<T>, replacement: Replacement<T>): OverrideHandle {
+    const node = replacementNode(dependency, replacement);
+    const hadBefore = this.overrideMap.has(dependency);
+    const before = this.overrideMap.get(dependency);
+    this.setOverrides(new Map(this.overrideMap).set(dependency, node));
+    let restored = false;
+    const restore = () => {
+      if (restored) return;
+      restored = true;
+      const next = new Map(this.overrideMap);
+      if (hadBefore) next.set(dependency, before!);
+      else next.delete(dependency);
+      this.setOverrides(next);
+    };
+    return { restore, [Symbol.dispose]: restore };
+  }
+
+  /** @internal A test client's overrides: its own scope of 'app' values over the app's. */
+  [CLIENT_OVERRIDES](pairs: readonly (readonly [Dependency, unknown])[]): ClientOverridesHandle {
+    const map = new Map<Dependency, DependencyNode>(this.overrideMap);
+    for (const pair of pairs) {
+      if (!Array.isArray(pair) || pair.length !== 2) throw new TypeError('overrides is a list of [dependency, replacement] pairs');
+      checkUses({ dependency: pair[0] }, 'overrides');
+      map.set(pair[0], replacementNode(pair[0], pair[1]));
+    }
+    const scope = new AppScope(
+      () => map,
+      () => this.logger,
+      this.scope,
+    );
+    const uncount = countClient();
+    return {
+      scope,
+      close: async () => {
+        uncount();
+        await scope.close();
+      },
+    };
+  }
+
+  private setOverrides(next: Overrides): void {
+    this.overrideMap = next;
+    for (const endpoint of this.registry.values()) if (endpoint.dependencyInput !== undefined) endpoint.invoker = undefined;
+    this.changed();
+  }
+
+  /** The 'app' dependencies reached by the registered endpoints, in order. */
+  private appDependencies(): Dependency[] {
+    const found = new Set<Dependency>();
+    for (const endpoint of this.registry.values()) {
+      if (endpoint.dependencyInput === undefined) continue;
+      const plan = this.overrideMap.size === 0 ? endpoint.plan : buildPlan(endpoint.dependencyInput, this.scope);
+      for (const dependency of plan?.appDependencies ?? []) found.add(dependency);
+    }
+    return [...found];
+  }
+
+  /** What an endpoint's dependencies are made of: the app's, its routers', its own and what it uses. */
+  private dependencyInput(entry: RouteEntry, pathParams: string[], where: string): PlanInput | undefined {
+    const { options, handler } = entry.definition;
+    // Health probes answer before the app's 'app' values exist and are never behind the app's guards.
+    const app = handlerMetadata(handler)?.servesWhileStarting === true ? [] : this.dependencies;
+    const outer = [...app, ...entry.routers.flatMap((router) => router.dependencies)];
+    const own = checkDependencies(options.dependencies, where);
+    const uses = checkUses(options.uses, where);
+    if (outer.length === 0 && own.length === 0 && uses.length === 0) return undefined;
+    return { where, pathParams, params: options.params, outer, own, uses };
+  }
+
   /** The compiled runtime, built before the first request and again after a change. */
   private compiled(): AppRuntime {
     const current = this.runtime;
@@ -355,6 +468,7 @@ export class API extends RouteGroup implements Servable {
       edge: this.edge,
       limits: this.limits,
       wsOrigins: this.options.wsOrigins ?? [],
+      scope: this.scope,
     }));
   }
 
@@ -412,8 +526,10 @@ export class API extends RouteGroup implements Servable {
       const pathParams = pathParamNames(entry.path);
       const { options, name } = entry.definition;
       checkStreamOptions(options, where);
+      const dependencyInput = this.dependencyInput(entry, pathParams, where);
+      const plan = dependencyInput === undefined ? undefined : buildPlan(dependencyInput, this.scope, new Map());
       try {
-        describeParams({ method: entry.method, pathParams, params: options.params });
+        describeParams({ method: entry.method, pathParams, params: plan?.params ?? options.params });
       } catch (error) {
         throw new Error(`${where}: ${(error as Error).message}`, { cause: error });
       }
@@ -427,7 +543,7 @@ export class API extends RouteGroup implements Servable {
         entry.path,
         (id) => this.operationIds.get(id) ?? stagedIds.get(id),
       );
-      const endpoint: RegisteredEndpoint = { ...entry, operationId, pathParams };
+      const endpoint: RegisteredEndpoint = { ...entry, operationId, pathParams, dependencyInput, plan };
       staged.set(where, endpoint);
       stagedIds.set(operationId, endpoint);
     }

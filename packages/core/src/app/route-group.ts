@@ -14,6 +14,7 @@ import { assertMiddleware, type Middleware } from '../serve/pipeline.js';
 import { joinPath } from '../serve/route-table.js';
 import { attachMiddleware } from './extensions.js';
 import type { RouteEntry as CompiledRouteEntry } from '../serve/compile.js';
+import { checkDependencies, type Dependency } from '../serve/dependency.js';
 import { defineWebSocket, type ReceivedMessage, type SentMessage, type WebSocketHandler, type WebSocketOptions } from '../ws/endpoint.js';
 
 /** One endpoint as a group serves it, with the routers it sits in. */
@@ -33,14 +34,17 @@ function unique(tags: string[]): string[] {
 export abstract class RouteGroup {
   readonly prefix: string;
   readonly tags: string[];
+  /** Dependencies run for every endpoint of the group (guards, audits), before the endpoint's own. */
+  readonly dependencies: readonly Dependency[];
   private readonly items: Item[] = [];
   private readonly ownMiddleware: Middleware[] = [];
   private readonly parents = new Set<RouteGroup>();
 
-  constructor(prefix = '', tags: string[] = []) {
+  constructor(prefix = '', tags: string[] = [], dependencies?: unknown) {
     if (prefix && !prefix.startsWith('/')) throw new Error(`A router prefix starts with "/": got "${prefix}"`);
     this.prefix = prefix.replace(/\/+$/, '');
     this.tags = tags;
+    this.dependencies = checkDependencies(dependencies, prefix ? `Router ${prefix}` : 'API');
   }
 
   get middleware(): readonly Middleware[] {
@@ -245,11 +249,16 @@ export interface RouterOptions {
   prefix?: string;
   /** Tags added to every endpoint's documentation. */
   tags?: string[];
+  /**
+   * Dependencies run for every endpoint of the router, for their effect (a guard, an audit): after the
+   * app's and outer routers', before the endpoint's own.
+   */
+  dependencies?: readonly Dependency<any>[];
 }
 
 /** A group of endpoints under a prefix, with middleware that runs only for them. */
 export class Router extends RouteGroup {
   constructor(options: RouterOptions = {}) {
-    super(options.prefix ?? '', options.tags ?? []);
+    super(options.prefix ?? '', options.tags ?? [], options.dependencies);
   }
 }

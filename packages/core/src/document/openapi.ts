@@ -7,13 +7,12 @@ import {
   type SchemaProblem,
 } from '@fnapi/openapi';
 import type { BuiltinRoute, RegisteredEndpoint } from '../serve/compile.js';
-import { handlerMetadata } from '../serve/endpoint.js';
 import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from '../http/facts.js';
 import type { Middleware } from '../serve/pipeline.js';
 import { Response } from '../http/response.js';
 import { streamOf } from '../serve/streams.js';
 import type { ValidationErrorFormat } from '../serve/funnel.js';
-import { operationResponses } from './statuses.js';
+import { endpointMetadata, endpointParams, operationResponses } from './statuses.js';
 import { documentedPath } from '../serve/route-table.js';
 
 export interface DocumentSettings {
@@ -37,9 +36,9 @@ export interface DocumentSettings {
 
 /** How an endpoint is described in the OpenAPI document (undefined when kept out of it). */
 function operationOf(endpoint: RegisteredEndpoint, settings: DocumentSettings): OperationDescription | undefined {
-  const { options, handler } = endpoint.definition;
+  const { options } = endpoint.definition;
   if (options.includeInSchema === false) return undefined;
-  const metadata = handlerMetadata(handler);
+  const metadata = endpointMetadata(endpoint);
   // The endpoint's own `middleware` option runs innermost.
   const own = (options as { middleware?: readonly Middleware[] }).middleware ?? [];
   const middleware = [...settings.middleware, ...endpoint.routers.flatMap((router) => router.middleware), ...own];
@@ -51,7 +50,7 @@ function operationOf(endpoint: RegisteredEndpoint, settings: DocumentSettings): 
     description: options.description,
     tags: endpoint.tags.length ? endpoint.tags : undefined,
     deprecated: options.deprecated,
-    plan: { method: endpoint.method, pathParams: endpoint.pathParams, params: options.params },
+    plan: { method: endpoint.method, pathParams: endpoint.pathParams, params: endpointParams(endpoint) },
     response: options.response,
     statusCode: options.statusCode ?? 200,
     security: [...(options.security ?? []), ...(metadata?.security ?? [])],

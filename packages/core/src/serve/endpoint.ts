@@ -5,6 +5,7 @@ import type { Middleware } from './pipeline.js';
 import type { Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 import type { EventItem, EventsOption, NamedEventItem, StreamResult } from './streams.js';
+import type { Dependency, Uses } from './dependency.js';
 
 export type HTTPMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'QUERY' | 'HEAD' | 'OPTIONS' | (string & {});
 
@@ -55,6 +56,10 @@ export interface RouteOptions<P extends ParamsShape = ParamsShape, S extends Sch
   lines?: Schema;
   /** Seconds without an event before an event stream sends `: ping`; default 15, 0 turns it off. */
   ping?: number;
+  /** Dependencies whose values join the handler's input under these names (see `dependency`). */
+  uses?: Uses;
+  /** Dependencies run for their effect (guards, audits), after the app's and routers'. */
+  dependencies?: readonly Dependency<any>[];
 }
 
 /** Options of `api()`, `app.api()` and `router.api()`. Only `route` is required. */
