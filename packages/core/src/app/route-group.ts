@@ -6,15 +6,16 @@ import {
   type EndpointOptions,
   type Handler,
   isEndpointDefinition,
+  type CheckUses,
   type HandlerFor,
-  type ParamsOf,
+  type InputFor,
   type RouteOptions,
 } from '../serve/endpoint.js';
 import { assertMiddleware, type Middleware } from '../serve/pipeline.js';
 import { joinPath } from '../serve/route-table.js';
 import { attachMiddleware } from './extensions.js';
 import type { RouteEntry as CompiledRouteEntry } from '../serve/compile.js';
-import { checkDependencies, type Dependency } from '../serve/dependency.js';
+import { checkDependencies, type Dependency, type Uses, type UsesValues } from '../serve/dependency.js';
 import { defineWebSocket, type ReceivedMessage, type SentMessage, type WebSocketHandler, type WebSocketOptions } from '../ws/endpoint.js';
 
 /** One endpoint as a group serves it, with the routers it sits in. */
@@ -56,46 +57,62 @@ export abstract class RouteGroup {
   // literal; the input is read from the options' own `params` through each schema's Standard Schema
   // types, so no schema is ever compared structurally with a library's classes.
   api<const R extends string, O extends EndpointOptions>(
-    options: O & { route: R },
-    handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>,
+    options: O & { route: R } & CheckUses<R, O>,
+    handler: HandlerFor<O, InputFor<R, O>>,
   ): this;
   api(options: EndpointOptions, handler: Handler): this {
     return this.include(defineEndpoint(options, handler));
   }
 
   get<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
-  get<const R extends string, O extends RouteOptions>(route: R, options: O, handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>): this;
+  get<const R extends string, O extends RouteOptions>(route: R, options: O & CheckUses<R, O>, handler: HandlerFor<O, InputFor<R, O>>): this;
   get(...args: unknown[]): this {
     return this.shorthand('GET', args);
   }
 
   post<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
-  post<const R extends string, O extends RouteOptions>(route: R, options: O, handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>): this;
+  post<const R extends string, O extends RouteOptions>(
+    route: R,
+    options: O & CheckUses<R, O>,
+    handler: HandlerFor<O, InputFor<R, O>>,
+  ): this;
   post(...args: unknown[]): this {
     return this.shorthand('POST', args);
   }
 
   put<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
-  put<const R extends string, O extends RouteOptions>(route: R, options: O, handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>): this;
+  put<const R extends string, O extends RouteOptions>(route: R, options: O & CheckUses<R, O>, handler: HandlerFor<O, InputFor<R, O>>): this;
   put(...args: unknown[]): this {
     return this.shorthand('PUT', args);
   }
 
   patch<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
-  patch<const R extends string, O extends RouteOptions>(route: R, options: O, handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>): this;
+  patch<const R extends string, O extends RouteOptions>(
+    route: R,
+    options: O & CheckUses<R, O>,
+    handler: HandlerFor<O, InputFor<R, O>>,
+  ): this;
   patch(...args: unknown[]): this {
     return this.shorthand('PATCH', args);
   }
 
   delete<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
-  delete<const R extends string, O extends RouteOptions>(route: R, options: O, handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>): this;
+  delete<const R extends string, O extends RouteOptions>(
+    route: R,
+    options: O & CheckUses<R, O>,
+    handler: HandlerFor<O, InputFor<R, O>>,
+  ): this;
   delete(...args: unknown[]): this {
     return this.shorthand('DELETE', args);
   }
 
   /** `QUERY`: safe and idempotent with a body, bound like POST. */
   query<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
-  query<const R extends string, O extends RouteOptions>(route: R, options: O, handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>): this;
+  query<const R extends string, O extends RouteOptions>(
+    route: R,
+    options: O & CheckUses<R, O>,
+    handler: HandlerFor<O, InputFor<R, O>>,
+  ): this;
   query(...args: unknown[]): this {
     return this.shorthand('QUERY', args);
   }
@@ -109,10 +126,11 @@ export abstract class RouteGroup {
     P extends ParamsShape = {},
     In extends Schema | undefined = undefined,
     Out extends Schema | undefined = undefined,
+    U extends Uses = {},
   >(
     route: R,
-    options: WebSocketOptions<P, In, Out>,
-    handler: WebSocketHandler<InferInput<R, P>, ReceivedMessage<In>, SentMessage<Out>>,
+    options: WebSocketOptions<P, In, Out> & { uses?: U },
+    handler: WebSocketHandler<{} extends U ? InferInput<R, P> : InferInput<R, P> & UsesValues<U>, ReceivedMessage<In>, SentMessage<Out>>,
   ): this;
   ws(route: string, options: WebSocketOptions, handler: WebSocketHandler): this {
     return this.include(defineWebSocket({ ...options, route }, handler));

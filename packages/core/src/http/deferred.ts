@@ -126,10 +126,15 @@ const lastTasks = new WeakMap<object, DeferredTask>();
 export function afterDeferred(request: { [DEFERRED]: DeferredTask[] | undefined }, fn: DeferredTask): void {
   request[DEFERRED] ??= [];
   const before = lastTasks.get(request);
-  lastTasks.set(request, before === undefined ? fn : async () => {
-    await before();
-    await fn();
-  });
+  lastTasks.set(
+    request,
+    before === undefined
+      ? fn
+      : async () => {
+          await before();
+          await fn();
+        },
+  );
 }
 
 /** What `afterDeferred` left for a request. */

@@ -90,7 +90,12 @@ export function compile(input: CompileInput): AppRuntime {
  * An endpoint with dependencies: compiled with the app's overrides, and again (once) for each test
  * client that brings its own, whose requests it serves.
  */
-function dependentInvoker(endpoint: RegisteredEndpoint, input: PlanInput, scope: AppScope, afterGuards: ((next: Step) => Step) | undefined): Step {
+function dependentInvoker(
+  endpoint: RegisteredEndpoint,
+  input: PlanInput,
+  scope: AppScope,
+  afterGuards: ((next: Step) => Step) | undefined,
+): Step {
   const make = (plan: DependencyPlan | undefined) =>
     compileInvoker(endpoint.method, endpoint.path, endpoint.pathParams, endpoint.definition, afterGuards, plan);
   const overrides: Overrides = scope.overrides;

@@ -1,6 +1,9 @@
 import type { InferInput, ParamsShape } from '@fnapi/validation';
 import type { Request } from '../http/request.js';
 import type { DeclaredResponse, HandlerMetadata } from './endpoint.js';
+import { DEPENDENCY, type Dependency, type Uses, type UsesValues } from './dependency-brand.js';
+
+export { DEPENDENCY, DEPENDENCY_VALUE, type Dependency, type Uses, type UsesValues } from './dependency-brand.js';
 
 /**
  * How long a dependency's value lives: `'app'` (made once, closed at shutdown), `'request'` (closed
@@ -9,11 +12,6 @@ import type { DeclaredResponse, HandlerMetadata } from './endpoint.js';
 export type Lifetime = 'app' | 'request' | 'call';
 
 const RANK: Record<Lifetime, number> = { call: 0, request: 1, app: 2 };
-
-/** The key of a dependency's description: a symbol, so a dependency is an opaque value to apps. */
-export const DEPENDENCY: unique symbol = Symbol.for('fnapi.dependency') as never;
-/** Type-only: the value a dependency gives (`Dependency<T>`). */
-export declare const DEPENDENCY_VALUE: unique symbol;
 
 /** How a dependency's function gives its value. */
 export type DependencyKind = 'plain' | 'generator' | 'asyncGenerator' | 'guard';
@@ -32,29 +30,8 @@ export interface DependencyNode {
   readonly metadata: HandlerMetadata | undefined;
 }
 
-/**
- * A dependency (FastAPI's `Depends`): made with `dependency(options, fn)`; an endpoint receives its
- * value under the name it `uses` it by. `T` is the value's type.
- */
-export interface Dependency<T = unknown> {
-  readonly [DEPENDENCY]: DependencyNode;
-  /** Type-only. */
-  readonly [DEPENDENCY_VALUE]?: T;
-}
-
-/** `{ name: dependency }`: what an endpoint, a dependency or a job kind uses. */
-export type Uses = Record<string, Dependency<any>>;
-
-/** The values of what is used, by name. */
-export type UsesValues<U> = { [K in keyof U]: U[K] extends Dependency<infer T> ? T : never };
-
 /** What a dependency function's result gives: a generator's yielded value, a promise's resolved one. */
-export type DependencyValue<R> =
-  R extends AsyncGenerator<infer Y, any, any>
-    ? Y
-    : R extends Generator<infer Y, any, any>
-      ? Y
-      : Awaited<R>;
+export type DependencyValue<R> = R extends AsyncGenerator<infer Y, any, any> ? Y : R extends Generator<infer Y, any, any> ? Y : Awaited<R>;
 
 export interface DependencyOptions<P extends ParamsShape = ParamsShape, U extends Uses = Uses> {
   /** Its own parameters, bound, validated and documented with the endpoint's. */
@@ -89,16 +66,16 @@ export function isDependency(value: unknown): value is Dependency {
 
 /** The description of a dependency. */
 export function nodeOf(dependency: Dependency): DependencyNode {
-  return dependency[DEPENDENCY];
+  return dependency[DEPENDENCY] as DependencyNode;
 }
 
 const GeneratorFunction = Object.getPrototypeOf(function* () {}).constructor as unknown;
 const AsyncGeneratorFunction = Object.getPrototypeOf(async function* () {}).constructor as unknown;
 
 function kindOf(fn: (...args: never[]) => unknown): DependencyKind {
-  const constructor = Object.getPrototypeOf(fn)?.constructor as unknown;
-  if (constructor === GeneratorFunction) return 'generator';
-  if (constructor === AsyncGeneratorFunction) return 'asyncGenerator';
+  const maker = Object.getPrototypeOf(fn)?.constructor as unknown;
+  if (maker === GeneratorFunction) return 'generator';
+  if (maker === AsyncGeneratorFunction) return 'asyncGenerator';
   return 'plain';
 }
 
@@ -108,18 +85,17 @@ function kindOf(fn: (...args: never[]) => unknown): DependencyKind {
  * change later and has no cycles. Throws for an `'app'` dependency with `params` and for one that
  * uses a shorter-lived dependency (the error names the chain).
  */
-export function dependency<
-  const P extends ParamsShape = {},
-  const U extends Uses = {},
-  const L extends Lifetime = 'request',
-  R = unknown,
->(options: DependencyOptions<P, U> & { lifetime?: L }, fn: (input: DependencyInput<P, U>, request: ContextOf<L>) => R): Dependency<DependencyValue<R>>;
+export function dependency<const P extends ParamsShape = {}, const U extends Uses = {}, const L extends Lifetime = 'request', R = unknown>(
+  options: DependencyOptions<P, U> & { lifetime?: L },
+  fn: (input: DependencyInput<P, U>, request: ContextOf<L>) => R,
+): Dependency<DependencyValue<R>>;
 export function dependency(options: DependencyOptions, fn: (input: any, request: any) => unknown): Dependency {
   if (typeof options !== 'object' || options === null) throw new TypeError('dependency(options, fn): options is an object');
   if (typeof fn !== 'function') throw new TypeError('dependency(options, fn): fn is a function');
   const name = options.name ?? (fn.name || 'anonymous');
   const lifetime = options.lifetime ?? 'request';
-  if (!(lifetime in RANK)) throw new TypeError(`dependency ${name}: lifetime is 'app', 'request' or 'call', got ${JSON.stringify(lifetime)}`);
+  if (!(lifetime in RANK))
+    throw new TypeError(`dependency ${name}: lifetime is 'app', 'request' or 'call', got ${JSON.stringify(lifetime)}`);
   if (options.cache !== undefined && typeof options.cache !== 'boolean') throw new TypeError(`dependency ${name}: cache is a boolean`);
   const params = options.params ?? {};
   if (lifetime === 'app' && Object.keys(params).length > 0) {
@@ -127,7 +103,8 @@ export function dependency(options: DependencyOptions, fn: (input: any, request:
   }
   const uses = checkUses(options.uses, `dependency ${name}`);
   for (const [key, used] of uses) {
-    if (Object.hasOwn(params, key)) throw new Error(`dependency ${name}: "${key}" is both a parameter and a dependency it uses; rename one`);
+    if (Object.hasOwn(params, key))
+      throw new Error(`dependency ${name}: "${key}" is both a parameter and a dependency it uses; rename one`);
     const inner = nodeOf(used);
     if (RANK[inner.lifetime] < RANK[lifetime]) {
       throw new Error(
@@ -152,7 +129,8 @@ export function dependency(options: DependencyOptions, fn: (input: any, request:
 /** `uses` checked: an object of dependencies, as entries in the order written. */
 export function checkUses(uses: unknown, where: string): [string, Dependency][] {
   if (uses === undefined) return [];
-  if (typeof uses !== 'object' || uses === null || Array.isArray(uses)) throw new TypeError(`${where}: uses is an object of dependencies ({ name: dep })`);
+  if (typeof uses !== 'object' || uses === null || Array.isArray(uses))
+    throw new TypeError(`${where}: uses is an object of dependencies ({ name: dep })`);
   const entries = Object.entries(uses as Record<string, unknown>);
   for (const [key, value] of entries) {
     if (!isDependency(value)) throw new TypeError(`${where}: uses.${key} is not a dependency (make one with dependency(options, fn))`);
@@ -165,7 +143,8 @@ export function checkDependencies(list: unknown, where: string): Dependency[] {
   if (list === undefined) return [];
   if (!Array.isArray(list)) throw new TypeError(`${where}: dependencies is an array of dependencies`);
   for (const [i, value] of list.entries()) {
-    if (!isDependency(value)) throw new TypeError(`${where}: dependencies[${i}] is not a dependency (make one with dependency(options, fn))`);
+    if (!isDependency(value))
+      throw new TypeError(`${where}: dependencies[${i}] is not a dependency (make one with dependency(options, fn))`);
   }
   return list as Dependency[];
 }
@@ -179,7 +158,12 @@ export function makeDependency<T>(node: DependencyNode): Dependency<T> {
  * guards, in `uses: { auth: guard }` its value is `request.auth`. `check` authenticates the request
  * (setting `request.auth`) or throws; it runs before anything of the request is read.
  */
-export function guardDependency<F extends object>(target: F, name: string, check: (request: Request) => unknown, metadata: HandlerMetadata): F {
+export function guardDependency<F extends object>(
+  target: F,
+  name: string,
+  check: (request: Request) => unknown,
+  metadata: HandlerMetadata,
+): F {
   const node: DependencyNode = Object.freeze({
     name,
     fn: (_input: unknown, request: unknown) => check(request as Request),

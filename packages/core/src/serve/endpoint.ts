@@ -1,11 +1,11 @@
-import type { InferInput, ParamsShape, Schema, SchemaInput, z } from '@fnapi/validation';
+import type { InferInput, ParamsShape, PathParamNames, Schema, SchemaInput, z } from '@fnapi/validation';
 import type { SecurityRequirement } from '@fnapi/openapi';
 import { endpointMiddleware } from './endpoint-middleware.js';
 import type { Middleware } from './pipeline.js';
 import type { Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 import type { EventItem, EventsOption, NamedEventItem, StreamResult } from './streams.js';
-import type { Dependency, Uses } from './dependency.js';
+import type { Dependency, Uses, UsesValues } from './dependency-brand.js';
 
 export type HTTPMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'QUERY' | 'HEAD' | 'OPTIONS' | (string & {});
 
@@ -112,6 +112,20 @@ export type HandlerFor<O, I> = O extends { events: infer S }
 
 /** The `params` of an endpoint's options (none: `{}`). */
 export type ParamsOf<O> = O extends { params: infer P } ? P : {};
+
+/** The handler's input: the params' types and, with `uses`, each dependency's value under its name. */
+export type InputFor<R extends string, O> = O extends { uses: infer U }
+  ? Simplify<InferInput<R, ParamsOf<O>> & UsesValues<U>>
+  : InferInput<R, ParamsOf<O>>;
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/** A `uses` name that is also a parameter: a compile error naming it (and an error at registration). */
+export type CheckUses<R extends string, O> = O extends { uses: infer U }
+  ? [Extract<keyof U, keyof ParamsOf<O> | PathParamNames<R>>] extends [never]
+    ? unknown
+    : { uses: { [K in Extract<keyof U, keyof ParamsOf<O> | PathParamNames<R>>]: `"${K & string}" is also a parameter: rename one` } }
+  : unknown;
 
 /**
  * Runs before the request's body is read and its parameters bound (the auth functions are guards):

@@ -24,15 +24,7 @@ import { pruneUnset } from './exclude-unset.js';
 import { isBinarySchema } from '../http/binary.js';
 import { FileResponse } from '../http/file-response.js';
 import { afterDeferred } from '../http/deferred.js';
-import {
-  closeAll,
-  type DependencyPlan,
-  handlerInput,
-  Resolution,
-  resolveSteps,
-  runGuardSlots,
-  throwInto,
-} from './resolve.js';
+import { closeAll, type DependencyPlan, handlerInput, Resolution, resolveSteps, runGuardSlots, throwInto } from './resolve.js';
 
 /** Runs an endpoint's guards in order, before anything of the request is read. */
 async function runGuards(guards: readonly Guard[], request: Request): Promise<void> {
