@@ -3,7 +3,7 @@ import type { Request } from '../http/request.js';
 import type { DeclaredResponse, HandlerMetadata } from './endpoint.js';
 import { DEPENDENCY, type Dependency, type Uses, type UsesValues } from './dependency-brand.js';
 
-export { DEPENDENCY, DEPENDENCY_VALUE, type Dependency, type Uses, type UsesValues } from './dependency-brand.js';
+export { DEPENDENCY, type Dependency, type Uses, type UsesValues } from './dependency-brand.js';
 
 /**
  * How long a dependency's value lives: `'app'` (made once, closed at shutdown), `'request'` (closed
