@@ -13,6 +13,8 @@ export {
 } from './app/extensions.js';
 export { annotateHandler, assertStandardDecorator, handlerMetadata, type HandlerMetadata } from './serve/endpoint.js';
 export { guardDependency, isDependency } from './serve/dependency.js';
+export { dependencyRunner } from './app/app.js';
+export type { DependencyRun, DependencyRunner } from './serve/resolve.js';
 export { errorResponse, type ErrorResponseOptions } from './serve/funnel.js';
 export {
   EVENT_NAMES,

@@ -1,3 +1,4 @@
+import type { Uses } from '@fnapi/core';
 import type { Logger } from '@fnapi/core';
 import type { PostgresConfig } from './store.js';
 import type { PayloadSchema } from './payload.js';
@@ -37,6 +38,12 @@ export interface RunOptions {
   timeout?: number | undefined;
   /** Jobs of this kind one process runs at once; default 1. */
   concurrency?: number | undefined;
+  /**
+   * Dependencies whose values join the handler's input: the payload object for `define` (so a kind
+   * with `uses` has an object payload), the first argument of a `schedule` handler. One run is one
+   * request; `'app'` ones are the attached app's.
+   */
+  uses?: Uses | undefined;
   /** Seconds a worker's hold on a running job lasts without renewal (a dead worker's job is taken up after it); default 30. */
   lockDuration?: number | undefined;
   /** Failed jobs kept (for `get` and inspection); default 1,000 per kind. */

@@ -29,7 +29,14 @@ import { asyncapiBuiltins, describeWebSockets } from '../document/asyncapi.js';
 import { webSocketOf } from '../ws/endpoint.js';
 import { bunWebSocketHandler, type BunWebSocketHandler } from '../ws/fetch.js';
 import { checkDependencies, checkUses, type Dependency, type DependencyNode, replacementNode } from '../serve/dependency.js';
-import { AppScope, buildPlan, type Overrides, type PlanInput } from '../serve/resolve.js';
+import {
+  AppScope,
+  buildPlan,
+  type DependencyRunner,
+  dependencyRunner as runnerOf,
+  type Overrides,
+  type PlanInput,
+} from '../serve/resolve.js';
 import { type ClientOverrides, countClient } from '../serve/overrides.js';
 import { handlerMetadata } from '../serve/endpoint.js';
 import type { Request as FnRequest } from '../http/request.js';
@@ -47,6 +54,17 @@ export interface OverrideHandle {
 export type Replacement<T> =
   | Dependency<T>
   | ((input: any, request: FnRequest) => T | PromiseLike<T> | Generator<T, unknown, unknown> | AsyncGenerator<T, unknown, unknown>);
+
+/**
+ * The one resolver for runs that are not HTTP requests (job runs, tool calls): `uses` resolved with
+ * the app's `'app'` values and overrides; `run(context)` gives the values and their teardown.
+ */
+export function dependencyRunner(app: API, uses: Record<string, Dependency<any>>, where: string): DependencyRunner {
+  return runnerOf(app[APP_SCOPE], checkUses(uses, where), where);
+}
+
+/** The key of an app's scope of 'app' values (for `dependencyRunner`). */
+const APP_SCOPE: unique symbol = Symbol('fnapi.appScope');
 
 /** A test client's overrides and what ends them. */
 export interface ClientOverridesHandle extends ClientOverrides {
@@ -201,6 +219,10 @@ export class API extends RouteGroup implements Servable {
     () => this.overrideMap,
     () => this.logger,
   );
+  /** @internal */
+  get [APP_SCOPE](): AppScope {
+    return this.scope;
+  }
 
   constructor(options: APIOptions = {}) {
     super('', [], options.dependencies);

@@ -319,6 +319,11 @@ export class AppScope {
     return this.currentOverrides();
   }
 
+  /** Where teardown failures and warnings are logged. */
+  get logging(): () => Logger {
+    return this.logger;
+  }
+
   /** The value (or a promise of it, the first time) of an `'app'` dependency. */
   value(dependency: Dependency): unknown {
     if (this.parent !== undefined && !this.touches(dependency)) return this.parent.value(dependency);
@@ -376,4 +381,65 @@ export class AppScope {
     }
     return result;
   }
+}
+
+/** One run of dependencies outside an HTTP request (a job run, a tool call): their values, and their teardown. */
+export interface DependencyRun {
+  /** The values, by the names they are used under. */
+  readonly values: Record<string, unknown>;
+  /**
+   * Closes what the run opened, in reverse order; with `error` (the handler's), it is thrown into each
+   * generator first. Resolves to the error that stands (undefined on a clean close).
+   */
+  close(error?: unknown): Promise<unknown>;
+}
+
+/** Resolves `uses` for runs that are not HTTP requests; `context` is what the functions get as their second argument. */
+export interface DependencyRunner {
+  run(context: unknown): Promise<DependencyRun>;
+}
+
+/**
+ * The resolver for runs that are not HTTP requests (jobs, tool calls): the same plan and steps as an
+ * endpoint's, without params or guards (there is no request to read).
+ */
+export function dependencyRunner(scope: AppScope, uses: readonly (readonly [string, Dependency])[], where: string): DependencyRunner {
+  let plan: DependencyPlan | undefined;
+  let planned: Overrides | undefined;
+  const current = (): DependencyPlan | undefined => {
+    if (plan === undefined || planned !== scope.overrides) {
+      planned = scope.overrides;
+      plan = buildPlan({ where, pathParams: [], params: undefined, outer: [], own: [], uses }, scope);
+      if (plan !== undefined) {
+        for (const slot of plan.slots) {
+          if (slot.params.length > 0)
+            throw new Error(`${where}: dependency ${slot.node.name} has params, and a run here has no request to read them from`);
+          if (slot.node.kind === 'guard') throw new Error(`${where}: ${slot.node.name} is a guard, and a run here has no request to check`);
+        }
+      }
+    }
+    return plan;
+  };
+  return {
+    async run(context) {
+      const plan = current();
+      if (plan === undefined) return { values: {}, close: async (error?: unknown) => error };
+      const resolution = new Resolution(plan.slots.length);
+      const logger = scope.logging;
+      const failure = await new Promise<unknown>((resolve) => resolveSteps(plan, resolution, 0, {}, context, resolve));
+      if (failure !== undefined) throw resolution.open === undefined ? failure : await throwInto(resolution.open, failure, logger);
+      const values = handlerInput(plan, {}, resolution);
+      let closed = false;
+      return {
+        values,
+        async close(error?: unknown) {
+          if (closed) return error;
+          closed = true;
+          const open = resolution.open;
+          if (open === undefined) return error;
+          return error === undefined ? closeAll(open, logger) : throwInto(open, error, logger);
+        },
+      };
+    },
+  };
 }
