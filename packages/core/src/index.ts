@@ -1,6 +1,6 @@
 // `@fnapi/core`: what apps write. Helpers for packages that extend fnapi are at `@fnapi/core/extend`,
 // what transports and adapters need at `@fnapi/core/transport`, `TestClient` at `@fnapi/core/testing`.
-export { API, type APIOptions, type ValidationErrorFormat } from './app/app.js';
+export { API, type APIOptions, type DependencyInfo, type RouteInfo, type ValidationErrorFormat } from './app/app.js';
 export { Router, type RouterOptions } from './app/route-group.js';
 export type { OverrideHandle, Replacement } from './app/app.js';
 export {

@@ -10,7 +10,8 @@ const USAGE = `Usage:
   fnapi openapi <entry> [-o <file>] [--openapi-version 3.2.0]
                                      write the OpenAPI document (stdout without -o)
   fnapi client <entry> [-o <file>]   write the client types (openapi-typescript's paths, for @fnapi/client's createClient)
-  fnapi routes <entry>               list method, route and operationId of each endpoint
+  fnapi routes <entry> [--deps]      list method, route and operationId of each endpoint; --deps
+                                     adds each endpoint's dependencies as a tree
   fnapi worker <entry>               run the app's job workers (@fnapi/jobs) without serving HTTP;
                                      SIGTERM stops them gracefully
   fnapi check <entry> [--runs 100] [--seed n] [--only id,…] [--skip id,…] [--header 'Name: value']…
@@ -74,6 +75,7 @@ async function main(argv: string[]): Promise<number> {
       servers: { type: 'string' },
       bind: { type: 'string' },
       health: { type: 'string' },
+      deps: { type: 'boolean' },
     },
   });
   const [command, entry] = positionals;
@@ -100,7 +102,7 @@ async function main(argv: string[]): Promise<number> {
       await clientCommand(entry, values.output);
       return 0;
     case 'routes':
-      await routesCommand(entry);
+      await routesCommand(entry, { deps: values.deps === true });
       return 0;
     case 'worker':
       return workerCommand(entry);

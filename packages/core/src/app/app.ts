@@ -28,7 +28,7 @@ import { ServingState } from '../serve/serving-state.js';
 import { asyncapiBuiltins, describeWebSockets } from '../document/asyncapi.js';
 import { webSocketOf } from '../ws/endpoint.js';
 import { bunWebSocketHandler, type BunWebSocketHandler } from '../ws/fetch.js';
-import { checkDependencies, checkUses, type Dependency, type DependencyNode, replacementNode } from '../serve/dependency.js';
+import { checkDependencies, checkUses, type Dependency, type DependencyNode, nodeOf, replacementNode } from '../serve/dependency.js';
 import {
   AppScope,
   buildPlan,
@@ -162,6 +162,34 @@ export interface RouteInfo {
   method: string;
   route: string;
   operationId: string;
+  /** Its dependencies, in the order they run (`fnapi routes --deps`); absent when it has none. */
+  dependencies?: DependencyInfo[];
+}
+
+/** One dependency of an endpoint as `app.routes` describes it, with what it uses below it. */
+export interface DependencyInfo {
+  name: string;
+  lifetime: 'app' | 'request' | 'call';
+  guard: boolean;
+  cache: boolean;
+  /** The name its value is used under (`uses`); absent for one run for its effect. */
+  as?: string;
+  /** Where it was given: the app's, a router's or the endpoint's `dependencies`, or a `uses`. */
+  from: 'app' | 'router' | 'endpoint' | 'uses';
+  uses: DependencyInfo[];
+}
+
+function dependencyInfo(dependency: Dependency, from: DependencyInfo['from'], as?: string): DependencyInfo {
+  const node = nodeOf(dependency);
+  return {
+    name: node.name,
+    lifetime: node.lifetime,
+    guard: node.kind === 'guard',
+    cache: node.cache,
+    ...(as === undefined ? {} : { as }),
+    from,
+    uses: node.uses.map(([name, used]) => dependencyInfo(used, 'uses', name)),
+  };
 }
 
 type Lifecycle = () => unknown;
@@ -271,7 +299,20 @@ export class API extends RouteGroup implements Servable {
   /** The endpoints served, in registration order. */
   get routes(): readonly RouteInfo[] {
     this.compiled();
-    return [...this.registry.values()].map(({ method, path, operationId }) => ({ method, route: path, operationId }));
+    return [...this.registry.values()].map(({ method, path, operationId, dependencyInput, routers }) => {
+      if (dependencyInput === undefined) return { method, route: path, operationId };
+      const fromRouters = new Set((routers as unknown as readonly RouteGroup[]).flatMap((router) => router.dependencies));
+      return {
+        method,
+        route: path,
+        operationId,
+        dependencies: [
+          ...dependencyInput.outer.map((d) => dependencyInfo(d, fromRouters.has(d) && !this.dependencies.includes(d) ? 'router' : 'app')),
+          ...dependencyInput.own.map((d) => dependencyInfo(d, 'endpoint')),
+          ...dependencyInput.uses.map(([name, d]) => dependencyInfo(d, 'uses', name)),
+        ],
+      };
+    });
   }
 
   /**
