@@ -443,7 +443,7 @@ export class API extends RouteGroup implements Servable {
    * returned (or the end of its `using` block). A function replacement keeps the dependency's
    * lifetime and cache. The document does not change.
    */
-  override<T>(dependency: Dependency<T>, replacement: Replacement<T>): OverrideHandle {
+  override<T>(dependency: Dependency<T>, replacement: Replacement<NoInfer<T>>): OverrideHandle {
     const node = replacementNode(dependency, replacement);
     const hadBefore = this.overrideMap.has(dependency);
     const before = this.overrideMap.get(dependency);

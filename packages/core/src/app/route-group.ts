@@ -9,6 +9,7 @@ import {
   type CheckUses,
   type HandlerFor,
   type InputFor,
+  type ParamsOf,
   type RouteOptions,
 } from '../serve/endpoint.js';
 import { assertMiddleware, type Middleware } from '../serve/pipeline.js';
@@ -56,7 +57,13 @@ export abstract class RouteGroup {
   // One type parameter for the options (checked once against their interface) and one for the route
   // literal; the input is read from the options' own `params` through each schema's Standard Schema
   // types, so no schema is ever compared structurally with a library's classes.
-  api<const R extends string, O extends EndpointOptions>(
+  // Two signatures: without `uses` the input is the params' alone (what most endpoints are, at the
+  // type-checking cost they always had); with `uses`, the values join it and names are checked.
+  api<const R extends string, O extends EndpointOptions & { uses?: undefined }>(
+    options: O & { route: R },
+    handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>,
+  ): this;
+  api<const R extends string, O extends EndpointOptions & { uses: Uses }>(
     options: O & { route: R } & CheckUses<R, O>,
     handler: HandlerFor<O, InputFor<R, O>>,
   ): this;
@@ -65,13 +72,27 @@ export abstract class RouteGroup {
   }
 
   get<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
-  get<const R extends string, O extends RouteOptions>(route: R, options: O & CheckUses<R, O>, handler: HandlerFor<O, InputFor<R, O>>): this;
+  get<const R extends string, O extends RouteOptions & { uses?: undefined }>(
+    route: R,
+    options: O,
+    handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>,
+  ): this;
+  get<const R extends string, O extends RouteOptions & { uses: Uses }>(
+    route: R,
+    options: O & CheckUses<R, O>,
+    handler: HandlerFor<O, InputFor<R, O>>,
+  ): this;
   get(...args: unknown[]): this {
     return this.shorthand('GET', args);
   }
 
   post<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
-  post<const R extends string, O extends RouteOptions>(
+  post<const R extends string, O extends RouteOptions & { uses?: undefined }>(
+    route: R,
+    options: O,
+    handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>,
+  ): this;
+  post<const R extends string, O extends RouteOptions & { uses: Uses }>(
     route: R,
     options: O & CheckUses<R, O>,
     handler: HandlerFor<O, InputFor<R, O>>,
@@ -81,13 +102,27 @@ export abstract class RouteGroup {
   }
 
   put<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
-  put<const R extends string, O extends RouteOptions>(route: R, options: O & CheckUses<R, O>, handler: HandlerFor<O, InputFor<R, O>>): this;
+  put<const R extends string, O extends RouteOptions & { uses?: undefined }>(
+    route: R,
+    options: O,
+    handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>,
+  ): this;
+  put<const R extends string, O extends RouteOptions & { uses: Uses }>(
+    route: R,
+    options: O & CheckUses<R, O>,
+    handler: HandlerFor<O, InputFor<R, O>>,
+  ): this;
   put(...args: unknown[]): this {
     return this.shorthand('PUT', args);
   }
 
   patch<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
-  patch<const R extends string, O extends RouteOptions>(
+  patch<const R extends string, O extends RouteOptions & { uses?: undefined }>(
+    route: R,
+    options: O,
+    handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>,
+  ): this;
+  patch<const R extends string, O extends RouteOptions & { uses: Uses }>(
     route: R,
     options: O & CheckUses<R, O>,
     handler: HandlerFor<O, InputFor<R, O>>,
@@ -97,7 +132,12 @@ export abstract class RouteGroup {
   }
 
   delete<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
-  delete<const R extends string, O extends RouteOptions>(
+  delete<const R extends string, O extends RouteOptions & { uses?: undefined }>(
+    route: R,
+    options: O,
+    handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>,
+  ): this;
+  delete<const R extends string, O extends RouteOptions & { uses: Uses }>(
     route: R,
     options: O & CheckUses<R, O>,
     handler: HandlerFor<O, InputFor<R, O>>,
@@ -108,7 +148,12 @@ export abstract class RouteGroup {
 
   /** `QUERY`: safe and idempotent with a body, bound like POST. */
   query<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
-  query<const R extends string, O extends RouteOptions>(
+  query<const R extends string, O extends RouteOptions & { uses?: undefined }>(
+    route: R,
+    options: O,
+    handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>,
+  ): this;
+  query<const R extends string, O extends RouteOptions & { uses: Uses }>(
     route: R,
     options: O & CheckUses<R, O>,
     handler: HandlerFor<O, InputFor<R, O>>,

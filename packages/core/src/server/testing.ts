@@ -2,7 +2,7 @@ import { Pool } from 'undici';
 import type { InjectResponse } from './inject.js';
 import { runNodeServer, type RunningServer } from './node.js';
 import { type Runtime, runtimeOf, type Servable } from '../serve/runtime-contract.js';
-import { CLIENT_OVERRIDES, type ClientOverridesHandle } from '../app/app.js';
+import { CLIENT_OVERRIDES, type ClientOverridesHandle, type Replacement } from '../app/app.js';
 import type { Dependency } from '../serve/dependency.js';
 import { markRequest } from '../serve/overrides.js';
 
@@ -11,10 +11,17 @@ import { connectTestSocket, type TestSocketOptions, type TestWebSocket } from '.
 export type { InjectOptions, InjectResponse } from './inject.js';
 export { TestWebSocket, WebSocketRefusedError, type TestSocketOptions } from '../ws/test-client.js';
 
-export interface TestClientOptions {
-  /** `[[dependency, replacement], …]`: replacements for this client's requests only. */
-  overrides?: readonly (readonly [Dependency<any>, unknown])[];
+export interface TestClientOptions<
+  O extends readonly (readonly [Dependency<any>, unknown])[] = readonly (readonly [Dependency<any>, unknown])[],
+> {
+  /** `[[dependency, replacement], …]`: replacements for this client's requests only, each of its dependency's type. */
+  overrides?: O & CheckedOverrides<O>;
 }
+
+/** Each `[dependency, replacement]` pair, its replacement checked against the dependency's type. */
+type CheckedOverrides<O> = {
+  readonly [K in keyof O]: O[K] extends readonly [Dependency<infer T>, unknown] ? readonly [Dependency<T>, Replacement<T>] : O[K];
+};
 
 /** The app's runtime, with every request it serves marked as this client's (its overrides apply). */
 function servingWith(runtime: Runtime, overrides: ClientOverridesHandle): Runtime {
@@ -63,11 +70,16 @@ export class TestClient {
    * replace dependencies for this client's requests only; an `'app'` replacement is made once for the
    * client and closed with it.
    */
-  static async start(app: Servable, options: TestClientOptions = {}): Promise<TestClient> {
+  static async start<const O extends readonly (readonly [Dependency<any>, unknown])[] = []>(
+    app: Servable,
+    options: TestClientOptions<O> = {},
+  ): Promise<TestClient> {
     let runtime = runtimeOf(app);
     let overrides: ClientOverridesHandle | undefined;
     if (options.overrides !== undefined && options.overrides.length > 0) {
-      const make = (app as { [CLIENT_OVERRIDES]?: (pairs: TestClientOptions['overrides']) => ClientOverridesHandle })[CLIENT_OVERRIDES];
+      const make = (app as { [CLIENT_OVERRIDES]?: (pairs: readonly (readonly [Dependency, unknown])[]) => ClientOverridesHandle })[
+        CLIENT_OVERRIDES
+      ];
       if (typeof make !== 'function') throw new TypeError('TestClient.start: overrides need an API');
       overrides = make.call(app, options.overrides);
       runtime = servingWith(runtime, overrides);
