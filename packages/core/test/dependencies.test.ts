@@ -150,6 +150,21 @@ describe('one binding pass', () => {
     expect(ran).toBe(0);
   });
 
+  it('two dependencies may read the same parameter, one schema each, both applied', async () => {
+    const asText = dependency({ params: { size: z.string().max(3) } }, ({ size }) => size);
+    const asNumber = dependency({ params: { size: z.coerce.number().int().min(10) } }, ({ size }) => size);
+    const a = new API({ logger: false });
+    a.get('/size', { uses: { asText, asNumber } }, ({ asText, asNumber }) => ({ asText, asNumber }));
+    const client = await start(a);
+    expect((await client.get('/size?size=42')).json()).toEqual({ asText: '42', asNumber: 42 });
+    const both = await client.get('/size?size=5');
+    expect(both.status).toBe(422);
+    expect(both.json<{ errors: { path: string[] }[] }>().errors.map((e) => e.path.join('.'))).toEqual(['size']);
+    const other = await client.get('/size?size=1234');
+    expect(other.status).toBe(422);
+    expect(other.json<{ errors: unknown[] }>().errors).toHaveLength(1);
+  });
+
   it('counts body parameters together: two models are each read by name; one alone takes the whole body', async () => {
     const client = await start(app());
     const both = await client.post('/orders', { json: { order: { sku: 'A1' }, buyer: { name: 'Ada' } } });

@@ -4,6 +4,8 @@ import {
   compiledParser,
   compileJsonWriter,
   isArrayLikeSchema,
+  type Binder,
+  type BindResult,
   type JsonWriter,
   type RawInput,
   type ValidationIssue,
@@ -24,7 +26,7 @@ import { pruneUnset } from './exclude-unset.js';
 import { isBinarySchema } from '../http/binary.js';
 import { FileResponse } from '../http/file-response.js';
 import { afterDeferred } from '../http/deferred.js';
-import { closeAll, type DependencyPlan, handlerInput, Resolution, resolveSteps, runGuardSlots, throwInto } from './resolve.js';
+import { closeAll, type DependencyPlan, handlerInput, repeatKey, Resolution, resolveSteps, runGuardSlots, throwInto } from './resolve.js';
 
 /** Runs an endpoint's guards in order, before anything of the request is read. */
 async function runGuards(guards: readonly Guard[], request: Request): Promise<void> {
@@ -91,8 +93,10 @@ export function compileInvoker(
   // With dependencies, their params are bound with the endpoint's, in one pass.
   const params = plan?.params ?? options.params ?? {};
   const binder = compileBinder({ method, pathParams, params });
+  // A name two declarers read with different schemas: each other schema binds it again, from the same request.
+  const repeatBinders = (plan?.repeats ?? []).map((shape) => compileBinder({ method, pathParams, params: shape }));
   const noInput = plan === undefined && pathParams.length === 0 && Object.keys(params).length === 0;
-  const usesBody = binder.usesBody;
+  const usesBody = binder.usesBody || repeatBinders.some((b) => b.usesBody);
   const binaryResponse = options.response !== undefined && isBinarySchema(options.response);
   const model = options.response === undefined || binaryResponse ? undefined : compiledParser(options.response);
   // A `binary()` endpoint answers with a `FileResponse` or a `Response`; anything else is a server bug.
@@ -199,7 +203,9 @@ export function compileInvoker(
   const bindAndCall = (request: Request, body: unknown, issues: ValidationIssue[] | undefined, done: Done): void => {
     let bound: ReturnType<typeof binder>;
     try {
-      bound = binder(new RawView(request, body));
+      const raw = new RawView(request, body);
+      bound = binder(raw);
+      if (repeatBinders.length > 0) bound = bindRepeats(bound, repeatBinders, raw);
     } catch (error) {
       done(error, undefined);
       return;
@@ -289,6 +295,18 @@ export function compileInvoker(
       done(error, response);
     });
   };
+}
+
+/** The bound input with the repeated parameters' other bindings under their own keys; every issue in one list. */
+function bindRepeats(bound: BindResult, binders: readonly Binder[], raw: RawInput): BindResult {
+  const issues = bound.ok ? [] : [...bound.issues];
+  const value = bound.ok ? bound.value : undefined;
+  binders.forEach((bind, level) => {
+    const result = bind(raw);
+    if (!result.ok) issues.push(...result.issues);
+    else if (value !== undefined) for (const [name, v] of Object.entries(result.value)) value[repeatKey(name, level)] = v;
+  });
+  return issues.length > 0 ? { ok: false, issues } : bound;
 }
 
 /** Resolutions begun by guard dependencies, picked up after binding. */

@@ -21,6 +21,8 @@ export interface Slot {
   readonly inputs: readonly (readonly [string, number])[];
   /** Its params' names (read from the bound input). */
   readonly params: readonly string[];
+  /** Where each param's value is in the bound input, when not under its own name (a second schema of a shared name). */
+  readonly keys?: readonly string[];
 }
 
 /** What a plan documents: every reached dependency's `responses` and guards' security. */
@@ -40,6 +42,11 @@ export interface DependencyPlan {
   readonly steps: readonly number[];
   /** The endpoint's params and every reached dependency's, bound in one pass. */
   readonly params: ParamsShape;
+  /**
+   * Params that an earlier declarer also reads, with their own schema: bound by binders of their own
+   * (one per repeat), each value stored in the bound input under a key of its own, issues joined.
+   */
+  readonly repeats: readonly ParamsShape[];
   /** Whether a dependency declares params (then the handler's input is picked out of the bound one). */
   readonly dependencyParams: boolean;
   /** The endpoint's own parameter names (path parameters included). */
@@ -85,6 +92,7 @@ export function buildPlan(input: PlanInput, scope: AppScope, overrides: Override
   const innerGuards: number[] = [];
   const steps: number[] = [];
   const params: Record<string, ParamsShape[string]> = { ...own };
+  const repeats: Record<string, ParamsShape[string]>[] = [];
   const appDependencies: Dependency[] = [];
   const responses: Readonly<Record<number, DeclaredResponse>>[] = [];
   const guards: HandlerMetadata[] = [];
@@ -106,11 +114,24 @@ export function buildPlan(input: PlanInput, scope: AppScope, overrides: Override
       appDependencies.push(dependency);
     } else {
       const inputs = node.uses.map(([name, used]) => [name, visit(used)] as const);
+      const keys: string[] = [];
+      let repeated = false;
       for (const [name, spec] of Object.entries(node.params)) {
-        if (!Object.hasOwn(params, name)) params[name] = spec;
         dependencyParams = true;
+        if (!Object.hasOwn(params, name) || params[name] === spec) {
+          params[name] = spec;
+          keys.push(name);
+          continue;
+        }
+        // Another declarer reads this name with its own schema: both schemas apply, each value to its reader.
+        let level = 0;
+        while (level < repeats.length && Object.hasOwn(repeats[level]!, name) && repeats[level]![name] !== spec) level++;
+        repeats[level] ??= {};
+        repeats[level]![name] = spec;
+        keys.push(repeatKey(name, level));
+        repeated = true;
       }
-      slot = { node, dependency, inputs, params: Object.keys(node.params) };
+      slot = { node, dependency, inputs, params: Object.keys(node.params), ...(repeated ? { keys } : {}) };
     }
     const index = slots.push(slot) - 1;
     if (node.kind === 'guard') {
@@ -131,6 +152,7 @@ export function buildPlan(input: PlanInput, scope: AppScope, overrides: Override
     innerGuards,
     steps,
     params,
+    repeats,
     dependencyParams,
     ownParams: [...input.pathParams.filter((name) => !Object.hasOwn(own, name)), ...Object.keys(own)],
     uses,
@@ -138,6 +160,11 @@ export function buildPlan(input: PlanInput, scope: AppScope, overrides: Override
     documentation: { responses, guards },
     scope,
   };
+}
+
+/** Where the value of a repeated parameter's `level`-th other schema is kept in the bound input. */
+export function repeatKey(name: string, level: number): string {
+  return `\u0000${level}:${name}`;
 }
 
 type AnyGenerator = Generator<unknown, unknown, unknown> | AsyncGenerator<unknown, unknown, unknown>;
@@ -219,9 +246,11 @@ function produce(slot: Slot, plan: DependencyPlan, resolution: Resolution, bound
   const node = slot.node;
   if (node.lifetime === 'app') return plan.scope.value(slot.dependency);
   const input: Record<string, unknown> = {};
-  for (const name of slot.params) {
-    const value = bound[name];
-    if (value !== undefined) input[name] = value;
+  const params = slot.params;
+  const keys = slot.keys ?? params;
+  for (let i = 0; i < params.length; i++) {
+    const value = bound[keys[i]!];
+    if (value !== undefined) input[params[i]!] = value;
   }
   for (const [name, index] of slot.inputs) input[name] = resolution.values[index];
   const result = node.fn(input, context);
