@@ -95,7 +95,7 @@ export function compileInvoker(
   const binder = compileBinder({ method, pathParams, params });
   // A name two declarers read with different schemas: each other schema binds it again, from the same request.
   const repeatBinders = (plan?.repeats ?? []).map((shape) => compileBinder({ method, pathParams, params: shape }));
-  const noInput = plan === undefined && pathParams.length === 0 && Object.keys(params).length === 0;
+  const noInput = pathParams.length === 0 && Object.keys(params).length === 0 && (plan === undefined || plan.repeats.length === 0);
   const usesBody = binder.usesBody || repeatBinders.some((b) => b.usesBody);
   const binaryResponse = options.response !== undefined && isBinarySchema(options.response);
   const model = options.response === undefined || binaryResponse ? undefined : compiledParser(options.response);
@@ -251,7 +251,7 @@ export function compileInvoker(
     : usesBody
       ? callWithBody
       : noInput
-        ? (request, done) => callHandler({}, request, done)
+        ? (request, done) => callBound({}, request, done)
         : (request, done) => bindAndCall(request, undefined, undefined, done);
   const unguarded = afterGuards ? afterGuards(bound) : bound;
 

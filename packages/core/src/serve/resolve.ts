@@ -1,4 +1,4 @@
-import type { ParamsShape } from '@fnapi/validation';
+import { generateFunction, type ParamsShape } from '@fnapi/validation';
 import type { Logger } from '../platform/logger.js';
 import { type Dependency, type DependencyNode, type Lifetime, nodeOf } from './dependency.js';
 import type { DeclaredResponse, HandlerMetadata } from './endpoint.js';
@@ -23,6 +23,31 @@ export interface Slot {
   readonly params: readonly string[];
   /** Where each param's value is in the bound input, when not under its own name (a second schema of a shared name). */
   readonly keys?: readonly string[];
+  /** Its input built by code made for its keys (one shape, V8's fast path); undefined where no code is generated. */
+  readonly input?: InputMaker;
+}
+
+/** Builds an input object from the slots' values and the bound parameters. */
+type InputMaker = (values: readonly unknown[], bound: Record<string, unknown>) => Record<string, unknown>;
+
+/**
+ * Code made once per slot (or handler) that builds its input as one object literal: `{ p: b.p, dep: v[2] }`.
+ * Undefined where the runtime makes no code (then the generic loop runs).
+ */
+function inputMaker(fromBound: readonly (readonly [string, string])[], fromValues: readonly (readonly [string, number])[]): InputMaker | undefined {
+  const fields = [
+    ...fromBound.map(([name, key]) => `${JSON.stringify(name)}: b[${JSON.stringify(key)}]`),
+    ...fromValues.map(([name, index]) => `${JSON.stringify(name)}: v[${index}]`),
+  ];
+  if ([...fromBound, ...fromValues].some(([name]) => name === '__proto__')) return undefined;
+  return generateFunction<InputMaker>([], [], `return function input(v, b) { return { ${fields.join(', ')} }; };`);
+}
+
+/** Code that adds the used values to the bound input (the handler's input when no dependency has params). */
+function valuesAdder(fromValues: readonly (readonly [string, number])[]): InputMaker | undefined {
+  if (fromValues.some(([name]) => name === '__proto__')) return undefined;
+  const stores = fromValues.map(([name, index]) => `b[${JSON.stringify(name)}] = v[${index}];`).join(' ');
+  return generateFunction<InputMaker>([], [], `return function input(v, b) { ${stores} return b; };`);
 }
 
 /** What a plan documents: every reached dependency's `responses` and guards' security. */
@@ -51,6 +76,8 @@ export interface DependencyPlan {
   readonly dependencyParams: boolean;
   /** The endpoint's own parameter names (path parameters included). */
   readonly ownParams: readonly string[];
+  /** The handler's input built by code made for its keys, where code is made. */
+  readonly handlerInput: InputMaker | undefined;
   /** The endpoint's `uses`: name → slot index. */
   readonly uses: readonly (readonly [string, number])[];
   /** `'app'` dependencies reached (made at startup). */
@@ -131,7 +158,12 @@ export function buildPlan(input: PlanInput, scope: AppScope, overrides: Override
         keys.push(repeatKey(name, level));
         repeated = true;
       }
-      slot = { node, dependency, inputs, params: Object.keys(node.params), ...(repeated ? { keys } : {}) };
+      const paramNames = Object.keys(node.params);
+      const input = inputMaker(
+        paramNames.map((name, i) => [name, keys[i]!] as const),
+        inputs,
+      );
+      slot = { node, dependency, inputs, params: paramNames, ...(repeated ? { keys } : {}), ...(input ? { input } : {}) };
     }
     const index = slots.push(slot) - 1;
     if (node.kind === 'guard') {
@@ -146,7 +178,15 @@ export function buildPlan(input: PlanInput, scope: AppScope, overrides: Override
   guardList = innerGuards;
   for (const dependency of input.own) visit(dependency);
   const uses = input.uses.map(([name, dependency]) => [name, visit(dependency)] as const);
+  const ownParams = [...input.pathParams.filter((name) => !Object.hasOwn(own, name)), ...Object.keys(own)];
+  const handlerMaker = dependencyParams
+    ? inputMaker(
+        ownParams.map((name) => [name, name] as const),
+        uses,
+      )
+    : valuesAdder(uses);
   return {
+    handlerInput: handlerMaker,
     slots,
     outerGuards,
     innerGuards,
@@ -154,7 +194,7 @@ export function buildPlan(input: PlanInput, scope: AppScope, overrides: Override
     params,
     repeats,
     dependencyParams,
-    ownParams: [...input.pathParams.filter((name) => !Object.hasOwn(own, name)), ...Object.keys(own)],
+    ownParams,
     uses,
     appDependencies,
     documentation: { responses, guards },
@@ -245,6 +285,14 @@ export function resolveSteps(
 function produce(slot: Slot, plan: DependencyPlan, resolution: Resolution, bound: Record<string, unknown>, context: unknown): unknown {
   const node = slot.node;
   if (node.lifetime === 'app') return plan.scope.value(slot.dependency);
+  const made = slot.input;
+  const result = node.fn(made === undefined ? slotInput(slot, resolution, bound) : made(resolution.values, bound), context);
+  if (node.kind === 'plain') return result;
+  return opened(node, result, resolution);
+}
+
+/** A slot's input by the generic loop (where no code is made). */
+function slotInput(slot: Slot, resolution: Resolution, bound: Record<string, unknown>): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   const params = slot.params;
   const keys = slot.keys ?? params;
@@ -253,7 +301,11 @@ function produce(slot: Slot, plan: DependencyPlan, resolution: Resolution, bound
     if (value !== undefined) input[params[i]!] = value;
   }
   for (const [name, index] of slot.inputs) input[name] = resolution.values[index];
-  const result = node.fn(input, context);
+  return input;
+}
+
+/** A generator's first value; the generator stays open for its teardown. */
+function opened(node: DependencyNode, result: unknown, resolution: Resolution): unknown {
   if (node.kind === 'generator') {
     const generator = result as Generator<unknown, unknown, unknown>;
     const step = generator.next();
@@ -274,6 +326,8 @@ function produce(slot: Slot, plan: DependencyPlan, resolution: Resolution, bound
 
 /** The handler's input: its own parameters and the values of what it uses. */
 export function handlerInput(plan: DependencyPlan, bound: Record<string, unknown>, resolution: Resolution): Record<string, unknown> {
+  const made = plan.handlerInput;
+  if (made !== undefined) return made(resolution.values, bound);
   let input = bound;
   if (plan.dependencyParams) {
     input = {};
