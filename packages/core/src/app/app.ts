@@ -349,7 +349,9 @@ export class API extends RouteGroup implements Servable {
       this.serving.to('starting');
       for (const callback of this.startupCallbacks) await callback();
       // 'app' dependencies the endpoints reach: after the callbacks, before the app reports ready.
-      await this.scope.makeAll(this.appDependencies());
+      // (No await without any: an app without them is ready in the same turn, as it always was.)
+      const appDependencies = this.appDependencies();
+      if (appDependencies.length > 0) await this.scope.makeAll(appDependencies);
       this.served.ready = true;
       this.serving.to('ready');
     })().catch((error: unknown) => {
