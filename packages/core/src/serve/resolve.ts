@@ -34,7 +34,10 @@ type InputMaker = (values: readonly unknown[], bound: Record<string, unknown>) =
  * Code made once per slot (or handler) that builds its input as one object literal: `{ p: b.p, dep: v[2] }`.
  * Undefined where the runtime makes no code (then the generic loop runs).
  */
-function inputMaker(fromBound: readonly (readonly [string, string])[], fromValues: readonly (readonly [string, number])[]): InputMaker | undefined {
+function inputMaker(
+  fromBound: readonly (readonly [string, string])[],
+  fromValues: readonly (readonly [string, number])[],
+): InputMaker | undefined {
   const fields = [
     ...fromBound.map(([name, key]) => `${JSON.stringify(name)}: b[${JSON.stringify(key)}]`),
     ...fromValues.map(([name, index]) => `${JSON.stringify(name)}: v[${index}]`),
