@@ -556,3 +556,21 @@ describe('WebSockets', () => {
     await until(() => log.includes('room closed'));
   });
 });
+
+describe("outside the app's dependencies", () => {
+  it('an endpoint marked outsideAppDependencies (an extension with its own guard) is not behind the app guard', async () => {
+    const { annotateHandler } = await import('../src/extend.js');
+    const locked = dependency({}, () => {
+      throw new UnauthorizedError('locked');
+    });
+    const app = new API({ logger: false, dependencies: [locked] });
+    app.get('/inside', () => 1);
+    app.get(
+      '/outside',
+      annotateHandler(() => ({ open: true }), { outsideAppDependencies: true }),
+    );
+    const client = await start(app);
+    expect((await client.get('/inside')).status).toBe(401);
+    expect((await client.get('/outside')).json()).toEqual({ open: true });
+  });
+});

@@ -505,8 +505,10 @@ export class API extends RouteGroup implements Servable {
   /** What an endpoint's dependencies are made of: the app's, its routers', its own and what it uses. */
   private dependencyInput(entry: RouteEntry, pathParams: string[], where: string): PlanInput | undefined {
     const { options, handler } = entry.definition;
-    // Health probes answer before the app's 'app' values exist and are never behind the app's guards.
-    const app = handlerMetadata(handler)?.servesWhileStarting === true ? [] : this.dependencies;
+    // Health probes answer before the app's 'app' values exist and are never behind the app's guards;
+    // an extension's endpoints with a guard of their own (`/mcp`) say so too.
+    const metadata = handlerMetadata(handler);
+    const app = metadata?.servesWhileStarting === true || metadata?.outsideAppDependencies === true ? [] : this.dependencies;
     const outer = [...app, ...entry.routers.flatMap((router) => router.dependencies)];
     const own = checkDependencies(options.dependencies, where);
     const uses = checkUses(options.uses, where);

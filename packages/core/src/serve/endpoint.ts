@@ -153,6 +153,11 @@ export interface HandlerMetadata {
   servesWhileStarting?: boolean;
   /** Run in order before binding; each may throw an `HTTPError`. */
   guards?: Guard[];
+  /**
+   * Outside the app's `dependencies` (its guards): endpoints an extension serves with a guard of its
+   * own (`/mcp`). Health probes (`servesWhileStarting`) are outside them too.
+   */
+  outsideAppDependencies?: boolean;
 }
 
 export const HANDLER_METADATA: unique symbol = Symbol.for('fnapi.handlerMetadata') as never;
@@ -167,6 +172,7 @@ export function annotateHandler<F extends (...args: any[]) => unknown>(handler: 
     errorStatuses: [...new Set([...(current?.errorStatuses ?? []), ...(metadata.errorStatuses ?? [])])],
     guards: [...(current?.guards ?? []), ...(metadata.guards ?? [])],
     servesWhileStarting: current?.servesWhileStarting === true || metadata.servesWhileStarting === true,
+    ...(current?.outsideAppDependencies === true || metadata.outsideAppDependencies === true ? { outsideAppDependencies: true } : {}),
   };
   return handler;
 }
