@@ -1,5 +1,5 @@
 // Sends exactly N requests of one benchmark endpoint over C keep-alive connections, then exits.
-//   node client.mjs <port> <hello|deferred|posts|create|list|root> <N> [C=50] [warm]
+//   node client.mjs <port> <hello|deferred|posts|create|list|root|deps|inline> <N> [C=50] [warm]
 // With `warm`, it first sends that many requests, prints "warm" and waits for a line on stdin; then
 // sends the N over the same connections, prints "counted" and waits for another line before closing
 // them. measure.sh counts between the two, so that no connection opens or closes in the window.
@@ -14,6 +14,9 @@ const requests = {
   posts: { method: 'GET', path: '/users/42/posts/7?page=2&limit=10' },
   list: { method: 'GET', path: '/items' },
   root: { method: 'GET', path: '/' },
+  // bench/servers/fnapi-deps.ts: three cached request dependencies, and the same code inline.
+  deps: { method: 'GET', path: '/deps' },
+  inline: { method: 'GET', path: '/inline' },
   create: {
     method: 'POST',
     path: '/users',

@@ -1,6 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js';
-import { type AuthInfo, ForbiddenError, type Request, UnauthorizedError } from '@fnapi/core';
-import { annotateHandler, assertStandardDecorator, type HandlerMetadata, handlerMetadata } from '@fnapi/core/extend';
+import { type AuthInfo, type Dependency, ForbiddenError, type Request, UnauthorizedError } from '@fnapi/core';
+import { annotateHandler, assertStandardDecorator, guardDependency, type HandlerMetadata, handlerMetadata } from '@fnapi/core/extend';
 import type { SecurityRequirement } from '@fnapi/core/extend';
 
 /**
@@ -31,9 +31,9 @@ type AnyHandler = (input: any, ...rest: any[]) => unknown;
  * An auth function's result: wraps a handler (`jwtRequired(opts)(handler)`), or decorates a method
  * under `@api` (`@jwtRequired(opts)`). The wrapped handler carries a guard that core runs before the
  * body is read and the parameters bound, so an unauthenticated request learns nothing of the input
- * rules, and the scheme for the OpenAPI document.
+ * rules, and the scheme for the OpenAPI document. It is a guard dependency too.
  */
-export interface AuthWrapper {
+export interface AuthWrapper extends Dependency<AuthInfo> {
   <H extends AnyHandler>(handler: H): H;
   <H extends AnyHandler>(method: H, context: ClassMethodDecoratorContext): H;
   readonly scheme: AuthScheme;
@@ -99,7 +99,8 @@ export function authWrapper(scheme: AuthScheme, name: string): AuthWrapper {
     return wrap(target);
   }) as AuthWrapper;
   Object.defineProperty(wrapper, 'scheme', { value: scheme });
-  return wrapper;
+  // Also a dependency: `dependencies: [guard]` guards, `uses: { auth: guard }` gives the `AuthInfo`.
+  return guardDependency(wrapper, name, guard, metadata);
 }
 
 /** 401 with a challenge; `detail` says what was wrong without repeating the credential. */

@@ -27,6 +27,9 @@ export {
   routeGuards,
 } from './serve/endpoint.js';
 export type { RegisteredEndpoint } from './serve/compile.js';
+export { guardDependency, isDependency } from './serve/dependency.js';
+export { dependencyRunner } from './app/app.js';
+export type { DependencyRun, DependencyRunner } from './serve/resolve.js';
 export { errorResponse, type ErrorResponseOptions } from './serve/funnel.js';
 export {
   EVENT_NAMES,

@@ -1,7 +1,18 @@
 // `@fnapi/core`: what apps write. Helpers for packages that extend fnapi are at `@fnapi/core/extend`,
 // what transports and adapters need at `@fnapi/core/transport`, `TestClient` at `@fnapi/core/testing`.
-export { API, type APIOptions, type DocumentOptions, type ValidationErrorFormat } from './app/app.js';
+export { API, type APIOptions, type DependencyInfo, type DocumentOptions, type RouteInfo, type ValidationErrorFormat } from './app/app.js';
 export { Router, type RouterEndpointDefaults, type RouterOptions } from './app/route-group.js';
+export type { OverrideHandle, Replacement } from './app/app.js';
+export {
+  dependency,
+  type Dependency,
+  type DependencyInput,
+  type DependencyOptions,
+  type DependencyValue,
+  type Lifetime,
+  type Uses,
+  type UsesValues,
+} from './serve/dependency.js';
 export {
   api,
   type EndpointOptions,

@@ -29,7 +29,8 @@ const USAGE = `Usage:
                                      default), 2 when a document cannot be read or built
   fnapi client <entry> [-o <file>] [--document <key>]
                                      write the client types (openapi-typescript's paths, for @fnapi/client's createClient)
-  fnapi routes <entry>               list method, route and operationId of each endpoint
+  fnapi routes <entry> [--deps]      list method, route and operationId of each endpoint; --deps
+                                     adds each endpoint's dependencies as a tree
   fnapi worker <entry> [--metrics-port P] [--metrics-host H]
                                      run the app's job workers (@fnapi/jobs) without serving HTTP;
                                      SIGTERM stops them gracefully. --metrics-port: serve the
@@ -118,6 +119,7 @@ async function main(argv: string[]): Promise<number> {
       list: { type: 'boolean' },
       mcp: { type: 'boolean' },
       document: { type: 'string' },
+      deps: { type: 'boolean' },
     },
   });
   const [command, entry] = positionals;
@@ -162,7 +164,7 @@ async function main(argv: string[]): Promise<number> {
       await clientCommand(entry, values.output, values.document);
       return 0;
     case 'routes':
-      await routesCommand(entry);
+      await routesCommand(entry, { deps: values.deps === true });
       return 0;
     case 'worker':
       return workerCommand(entry, { metricsPort: integer('metrics-port', values['metrics-port']), metricsHost: values['metrics-host'] });

@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { RouteInfo } from '@fnapi/core';
 import { provided, WORKER_RUNTIME } from '@fnapi/core/extend';
 import { type CheckOptions, checkContract, checkWarning, formatReport, READ_ONLY_METHODS } from './check/contract.js';
 import { type HaproxyOptions, haproxyConfig } from './deploy/haproxy.js';
@@ -116,12 +117,33 @@ function mcpBin(): string {
   return join(dirname(main), main.endsWith('.ts') ? 'bin.ts' : 'bin.js');
 }
 
-/** `fnapi routes <entry>`: method, route and operationId of each endpoint. */
-export async function routesCommand(entry: string): Promise<void> {
+/** `fnapi routes <entry> [--deps]`: method, route and operationId of each endpoint, and with `--deps` its dependencies as a tree. */
+export async function routesCommand(entry: string, options: { deps?: boolean } = {}): Promise<void> {
   const app = await loadApp(entry);
-  const rows = [['METHOD', 'ROUTE', 'OPERATION ID'], ...app.routes.map((r) => [r.method, r.route, r.operationId])];
+  const routes = app.routes;
+  const rows = [['METHOD', 'ROUTE', 'OPERATION ID'], ...routes.map((r) => [r.method, r.route, r.operationId])];
   const widths = [0, 1].map((i) => Math.max(...rows.map((row) => row[i]!.length)));
-  for (const row of rows) process.stdout.write(`${row[0]!.padEnd(widths[0]!)}  ${row[1]!.padEnd(widths[1]!)}  ${row[2]}\n`);
+  const line = (row: string[]) => `${row[0]!.padEnd(widths[0]!)}  ${row[1]!.padEnd(widths[1]!)}  ${row[2]}\n`;
+  process.stdout.write(line(rows[0]!));
+  for (const route of routes) {
+    process.stdout.write(line([route.method, route.route, route.operationId]));
+    if (options.deps) process.stdout.write(dependencyTree(route.dependencies ?? [], '  '));
+  }
+}
+
+type DependencyInfo = NonNullable<RouteInfo['dependencies']>[number];
+
+/** Dependencies as a tree: `├─ name (lifetime) as key [guard]`, what each uses below it. */
+function dependencyTree(nodes: readonly DependencyInfo[], indent: string): string {
+  let out = '';
+  nodes.forEach((node, i) => {
+    const last = i === nodes.length - 1;
+    const label = `${node.name} (${node.lifetime}${node.guard ? ', guard' : ''}${node.cache ? '' : ', not cached'})`;
+    const role = node.as === undefined ? ` [${node.from}]` : ` as ${node.as}`;
+    out += `${indent}${last ? '└─' : '├─'} ${label}${role}\n`;
+    out += dependencyTree(node.uses, `${indent}${last ? '   ' : '│  '}`);
+  });
+  return out;
 }
 
 /**

@@ -52,6 +52,25 @@ describe('fnapi openapi and routes', () => {
     ]);
   });
 
+  it("--deps prints each endpoint's dependencies as a tree", () => {
+    const result = fnapi('routes', join(here, 'fixtures/deps-app.ts'), '--deps');
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout.trimEnd().split('\n')).toEqual([
+      'METHOD  ROUTE    OPERATION ID',
+      'POST    /orders  createOrder',
+      '  ├─ audit (request) [app]',
+      '  ├─ ordersOnly (request, not cached) [router]',
+      '  ├─ tx (call) as tx',
+      '  │  └─ db (app) as db',
+      '  │     └─ settings (app) as settings',
+      '  └─ currentUser (request) as user',
+      '     └─ db (app) as db',
+      '        └─ settings (app) as settings',
+      'GET     /health  health',
+      '  └─ audit (request) [app]',
+    ]);
+  });
+
   it('names what an entry without an API exports', () => {
     const result = fnapi('routes', join(here, 'fixtures/not-an-app.ts'));
     expect(result.status).toBe(1);

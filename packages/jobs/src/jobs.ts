@@ -1,5 +1,5 @@
-import type { API, Logger } from '@fnapi/core';
-import { defaultLogger, HOUR } from '@fnapi/core/extend';
+import type { API, Logger, Uses, UsesValues } from '@fnapi/core';
+import { type DependencyRunner, defaultLogger, dependencyRunner, HOUR } from '@fnapi/core/extend';
 import { StoreErrors } from './errors.js';
 import { Kinds } from './kinds.js';
 import {
@@ -70,12 +70,19 @@ export class Jobs {
   }
 
   /** Registers a job kind: its payload schema, how it runs, and its handler. */
-  define<S extends PayloadSchema | undefined = undefined>(
+  define<S extends PayloadSchema | undefined = undefined, U extends Uses = {}>(
     name: string,
-    options: DefineOptions<S>,
-    handler: JobHandler<S extends PayloadSchema ? PayloadOf<S> : unknown>,
+    options: DefineOptions<S> & { uses?: U },
+    handler: JobHandler<
+      {} extends U ? (S extends PayloadSchema ? PayloadOf<S> : unknown) : (S extends PayloadSchema ? PayloadOf<S> : {}) & UsesValues<U>
+    >,
   ): JobKind<S extends PayloadSchema ? PayloadOf<S> : unknown, S extends PayloadSchema ? InputOf<S> : unknown> {
-    const kind = { name, options, handler: handler as JobHandler<unknown> };
+    const run = this.withDependencies(name, options.uses, handler as JobHandler<unknown>, (payload, values) => {
+      if (payload !== undefined && (typeof payload !== 'object' || payload === null || Array.isArray(payload)))
+        throw new TypeError(`Job ${name} uses dependencies, so its payload is an object`);
+      return { ...(payload as object), ...values };
+    });
+    const kind = { name, options, handler: run };
     this.kinds.add(kind);
     this.workers.added(kind);
     return new JobKind(name, this.producer, options as DefineOptions);
@@ -85,7 +92,14 @@ export class Jobs {
    * Runs `handler` on a schedule (`cron`, or `every` seconds): once per tick across every instance,
    * however many run it.
    */
-  schedule(name: string, options: ScheduleOptions, handler: (job: JobContext) => unknown): void {
+  schedule(name: string, options: ScheduleOptions & { uses?: undefined }, handler: (job: JobContext) => unknown): void;
+  /** With `uses`: the handler takes the values, then the job. */
+  schedule<U extends Uses>(
+    name: string,
+    options: ScheduleOptions & { uses: U },
+    handler: (input: UsesValues<U>, job: JobContext) => unknown,
+  ): void;
+  schedule(name: string, options: ScheduleOptions, handler: (...args: any[]) => unknown): void {
     if ((options.cron === undefined) === (options.every === undefined)) {
       throw new TypeError(`schedule("${name}") takes one of cron or every`);
     }
@@ -93,11 +107,47 @@ export class Jobs {
     const kind = {
       name,
       options: { ...options, keepCompleted: 100 },
-      handler: (_payload: unknown, job: JobContext) => handler(job),
+      handler:
+        options.uses === undefined
+          ? (_payload: unknown, job: JobContext) => handler(job)
+          : this.withDependencies(
+              name,
+              options.uses,
+              (input, job) => handler(input, job),
+              (_payload, values) => values,
+            ),
       schedule: options,
     };
     this.kinds.add(kind);
     this.workers.added(kind);
+  }
+
+  /**
+   * A handler whose run resolves its `uses` first (one run is one request) and closes them after it,
+   * the handler's error thrown into their generators. The app's `'app'` values are the attached app's.
+   */
+  private withDependencies(
+    name: string,
+    uses: Uses | undefined,
+    handler: JobHandler<unknown>,
+    input: (payload: unknown, values: Record<string, unknown>) => unknown,
+  ): JobHandler<unknown> {
+    if (uses === undefined) return handler;
+    let runner: DependencyRunner | undefined;
+    return async (payload, job) => {
+      if (this.app === undefined) throw new Error(`Job ${name} uses dependencies: attach the jobs to the app (jobs.attach(app))`);
+      runner ??= dependencyRunner(this.app, uses, `Job ${name}`);
+      const run = await runner.run(job);
+      let result: unknown;
+      try {
+        result = await handler(input(payload, run.values), job);
+      } catch (error) {
+        throw await run.close(error);
+      }
+      const failure = await run.close();
+      if (failure !== undefined) throw failure;
+      return result;
+    };
   }
 
   /**

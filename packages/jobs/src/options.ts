@@ -1,3 +1,4 @@
+import type { Uses } from '@fnapi/core';
 import type { Logger } from '@fnapi/core';
 import { type Duration, durationMs, type DurationOptions, durationSeconds } from '@fnapi/core/extend';
 import type { PostgresConfig } from './store.js';
@@ -41,6 +42,12 @@ export interface RunOptions {
   timeout?: Duration | undefined;
   /** Jobs of this kind one process runs at once; default 1. */
   concurrency?: number | undefined;
+  /**
+   * Dependencies whose values join the handler's input: the payload object for `define` (so a kind
+   * with `uses` has an object payload), the first argument of a `schedule` handler. One run is one
+   * request; `'app'` ones are the attached app's.
+   */
+  uses?: Uses | undefined;
   /** Seconds a worker's hold on a running job lasts without renewal (a dead worker's job is taken up after it); default 30. */
   lockDuration?: Duration | undefined;
   /** Failed jobs kept (for `get` and inspection); default 1,000 per kind. */

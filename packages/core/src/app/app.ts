@@ -29,6 +29,48 @@ import { ServingState } from '../serve/serving-state.js';
 import { asyncapiBuiltins, describeWebSockets, withServers } from '../document/asyncapi.js';
 import { webSocketOf } from '../ws/endpoint.js';
 import { bunWebSocketHandler, type BunWebSocketHandler } from '../ws/fetch.js';
+import { checkDependencies, checkUses, type Dependency, type DependencyNode, nodeOf, replacementNode } from '../serve/dependency.js';
+import {
+  AppScope,
+  buildPlan,
+  type DependencyRunner,
+  dependencyRunner as runnerOf,
+  type Overrides,
+  type PlanInput,
+} from '../serve/resolve.js';
+import { type ClientOverrides, countClient } from '../serve/overrides.js';
+import { handlerMetadata } from '../serve/endpoint.js';
+import type { Request as FnRequest } from '../http/request.js';
+
+/** The key of `app[CLIENT_OVERRIDES](pairs)`, which a test client calls for its own overrides. */
+export const CLIENT_OVERRIDES: unique symbol = Symbol.for('fnapi.clientOverrides') as never;
+
+/** What `app.override` returns: `restore()` puts the replaced dependency back (also `using`). */
+export interface OverrideHandle {
+  restore(): void;
+  [Symbol.dispose](): void;
+}
+
+/** A replacement for a `Dependency<T>`: a dependency of the same type, or a function giving a `T`. */
+export type Replacement<T> =
+  | Dependency<T>
+  | ((input: any, request: FnRequest) => T | PromiseLike<T> | Generator<T, unknown, unknown> | AsyncGenerator<T, unknown, unknown>);
+
+/**
+ * The one resolver for runs that are not HTTP requests (job runs, tool calls): `uses` resolved with
+ * the app's `'app'` values and overrides; `run(context)` gives the values and their teardown.
+ */
+export function dependencyRunner(app: API, uses: Record<string, Dependency<any>>, where: string): DependencyRunner {
+  return runnerOf(app[APP_SCOPE], checkUses(uses, where), where);
+}
+
+/** The key of an app's scope of 'app' values (for `dependencyRunner`). */
+const APP_SCOPE: unique symbol = Symbol('fnapi.appScope');
+
+/** A test client's overrides and what ends them. */
+export interface ClientOverridesHandle extends ClientOverrides {
+  close(): Promise<void>;
+}
 
 export type { ValidationErrorFormat };
 
@@ -115,6 +157,11 @@ export interface APIOptions {
   /** AsyncAPI 3.0 document of the WebSocket endpoints; default `/asyncapi.json` when there are any; null turns it off. */
   asyncapiUrl?: string | null;
   /**
+   * Dependencies run for every endpoint, for their effect (a guard, an audit), first. A guard here
+   * leaves the document, the docs pages and the health probes open.
+   */
+  dependencies?: readonly Dependency<any>[];
+  /**
    * Documents of parts of the API (versions are routers), each served with its docs pages at
    * `/<key>/openapi.json`, `/<key>/docs` and `/<key>/redoc` beside the whole document:
    * `{ v1: { routers: [v1] }, v2: { routers: [v2] } }`.
@@ -139,6 +186,34 @@ export interface RouteInfo {
   method: string;
   route: string;
   operationId: string;
+  /** Its dependencies, in the order they run (`fnapi routes --deps`); absent when it has none. */
+  dependencies?: DependencyInfo[];
+}
+
+/** One dependency of an endpoint as `app.routes` describes it, with what it uses below it. */
+export interface DependencyInfo {
+  name: string;
+  lifetime: 'app' | 'request' | 'call';
+  guard: boolean;
+  cache: boolean;
+  /** The name its value is used under (`uses`); absent for one run for its effect. */
+  as?: string;
+  /** Where it was given: the app's, a router's or the endpoint's `dependencies`, or a `uses`. */
+  from: 'app' | 'router' | 'endpoint' | 'uses';
+  uses: DependencyInfo[];
+}
+
+function dependencyInfo(dependency: Dependency, from: DependencyInfo['from'], as?: string): DependencyInfo {
+  const node = nodeOf(dependency);
+  return {
+    name: node.name,
+    lifetime: node.lifetime,
+    guard: node.kind === 'guard',
+    cache: node.cache,
+    ...(as === undefined ? {} : { as }),
+    from,
+    uses: node.uses.map(([name, used]) => dependencyInfo(used, 'uses', name)),
+  };
 }
 
 type Lifecycle = () => unknown;
@@ -193,9 +268,20 @@ export class API extends RouteGroup implements Servable {
   readonly [RUNTIME]: Runtime = this.served;
   /** @internal The extensions attached and the capabilities they left (`@fnapi/core/extend`). */
   readonly [EXTENSIONS] = new Extensions({ endpoints: () => this.registry.values(), changed: () => this.changed() });
+  /** Replacements from `app.override`, by the dependency they replace. */
+  private overrideMap: Overrides = new Map();
+  /** The values of `'app'` dependencies. */
+  private readonly scope = new AppScope(
+    () => this.overrideMap,
+    () => this.logger,
+  );
+  /** @internal */
+  get [APP_SCOPE](): AppScope {
+    return this.scope;
+  }
 
   constructor(options: APIOptions = {}) {
-    super();
+    super('', [], options.dependencies);
     this.options = options;
     this.title = options.title ?? 'fnapi';
     this.description = options.description;
@@ -243,7 +329,20 @@ export class API extends RouteGroup implements Servable {
   /** The endpoints served, in registration order. */
   get routes(): readonly RouteInfo[] {
     this.compiled();
-    return [...this.registry.values()].map(({ method, path, operationId }) => ({ method, route: path, operationId }));
+    return [...this.registry.values()].map(({ method, path, operationId, dependencyInput, routers }) => {
+      if (dependencyInput === undefined) return { method, route: path, operationId };
+      const fromRouters = new Set((routers as unknown as readonly RouteGroup[]).flatMap((router) => router.dependencies));
+      return {
+        method,
+        route: path,
+        operationId,
+        dependencies: [
+          ...dependencyInput.outer.map((d) => dependencyInfo(d, fromRouters.has(d) && !this.dependencies.includes(d) ? 'router' : 'app')),
+          ...dependencyInput.own.map((d) => dependencyInfo(d, 'endpoint')),
+          ...dependencyInput.uses.map(([name, d]) => dependencyInfo(d, 'uses', name)),
+        ],
+      };
+    });
   }
 
   /**
@@ -279,6 +378,10 @@ export class API extends RouteGroup implements Servable {
       this.compiled();
       this.serving.to('starting');
       for (const callback of this.startupCallbacks) await callback();
+      // 'app' dependencies the endpoints reach: after the callbacks, before the app reports ready.
+      // (No await without any: an app without them is ready in the same turn, as it always was.)
+      const appDependencies = this.appDependencies();
+      if (appDependencies.length > 0) await this.scope.makeAll(appDependencies);
       this.served.ready = true;
       this.serving.to('ready');
     })().catch((error: unknown) => {
@@ -297,6 +400,7 @@ export class API extends RouteGroup implements Servable {
       // Work deferred by answered requests (`request.defer`) and work handed to `request.waitUntil`
       // with no platform to take it finish before anything closes, within one `shutdownTimeout`.
       warnAbandoned(this.logger, await drain(this[RUNTIME], this.limits.shutdownTimeout));
+      await this.scope.close();
       for (const callback of [...this.shutdownCallbacks].reverse()) {
         try {
           await callback();
@@ -423,6 +527,81 @@ export class API extends RouteGroup implements Servable {
       `OpenAPI: ${problem.parameter} of ${problem.method} ${problem.path} cannot be documented; ` +
         (problem.parameter === 'parameters' ? 'the operation is left out of the document' : 'shown as an open schema'),
     );
+  /**
+   * Replaces a dependency for every request from now on (tests), until `restore()` on what is
+   * returned (or the end of its `using` block). A function replacement keeps the dependency's
+   * lifetime and cache. The document does not change.
+   */
+  override<T>(dependency: Dependency<T>, replacement: Replacement<NoInfer<T>>): OverrideHandle {
+    const node = replacementNode(dependency, replacement);
+    const hadBefore = this.overrideMap.has(dependency);
+    const before = this.overrideMap.get(dependency);
+    this.setOverrides(new Map(this.overrideMap).set(dependency, node));
+    let restored = false;
+    const restore = () => {
+      if (restored) return;
+      restored = true;
+      const next = new Map(this.overrideMap);
+      if (hadBefore) next.set(dependency, before!);
+      else next.delete(dependency);
+      this.setOverrides(next);
+    };
+    return { restore, [Symbol.dispose]: restore };
+  }
+
+  /** @internal A test client's overrides: its own scope of 'app' values over the app's. */
+  [CLIENT_OVERRIDES](pairs: readonly (readonly [Dependency, unknown])[]): ClientOverridesHandle {
+    const map = new Map<Dependency, DependencyNode>(this.overrideMap);
+    for (const pair of pairs) {
+      if (!Array.isArray(pair) || pair.length !== 2) throw new TypeError('overrides is a list of [dependency, replacement] pairs');
+      checkUses({ dependency: pair[0] }, 'overrides');
+      map.set(pair[0], replacementNode(pair[0], pair[1]));
+    }
+    const scope = new AppScope(
+      () => map,
+      () => this.logger,
+      this.scope,
+    );
+    const uncount = countClient();
+    return {
+      scope,
+      close: async () => {
+        uncount();
+        await scope.close();
+      },
+    };
+  }
+
+  private setOverrides(next: Overrides): void {
+    this.overrideMap = next;
+    for (const endpoint of this.registry.values()) if (endpoint.dependencyInput !== undefined) endpoint.invoker = undefined;
+    this.changed();
+  }
+
+  /** The 'app' dependencies reached by the registered endpoints, in order. */
+  private appDependencies(): Dependency[] {
+    const found = new Set<Dependency>();
+    for (const endpoint of this.registry.values()) {
+      if (endpoint.dependencyInput === undefined) continue;
+      const plan = this.overrideMap.size === 0 ? endpoint.plan : buildPlan(endpoint.dependencyInput, this.scope);
+      for (const dependency of plan?.appDependencies ?? []) found.add(dependency);
+    }
+    return [...found];
+  }
+
+  /** What an endpoint's dependencies are made of: the app's, its routers', its own and what it uses. */
+  private dependencyInput(entry: RouteEntry, pathParams: string[], where: string): PlanInput | undefined {
+    const { options, handler } = entry.definition;
+    // Health probes answer before the app's 'app' values exist and are never behind the app's guards;
+    // an extension's endpoints with a guard of their own (`/mcp`) say so too.
+    const metadata = handlerMetadata(handler);
+    const app = metadata?.servesWhileStarting === true || metadata?.outsideAppDependencies === true ? [] : this.dependencies;
+    const outer = [...app, ...entry.routers.flatMap((router) => router.dependencies)];
+    const own = checkDependencies(options.dependencies, where);
+    const uses = checkUses(options.uses, where);
+    if (outer.length === 0 && own.length === 0 && uses.length === 0) return undefined;
+    return { where, pathParams, params: options.params, outer, own, uses };
+  }
 
   /** The compiled runtime, built before the first request and again after a change. */
   private compiled(): AppRuntime {
@@ -447,6 +626,7 @@ export class API extends RouteGroup implements Servable {
       limits: this.limits,
       wsOrigins: this.options.wsOrigins ?? [],
       transports: this[EXTENSIONS].transports,
+      scope: this.scope,
     }));
   }
 
@@ -506,8 +686,10 @@ export class API extends RouteGroup implements Servable {
       const { options, name } = entry.definition;
       checkStreamOptions(options, where);
       if (options.timeout !== undefined) durationSeconds(`${where}: timeout`, options.timeout, { maxNumber: HOUR });
+      const dependencyInput = this.dependencyInput(entry, pathParams, where);
+      const plan = dependencyInput === undefined ? undefined : buildPlan(dependencyInput, this.scope, new Map());
       try {
-        describeParams({ method: entry.method, pathParams, params: options.params });
+        describeParams({ method: entry.method, pathParams, params: plan?.params ?? options.params });
       } catch (error) {
         throw new Error(`${where}: ${(error as Error).message}`, { cause: error });
       }
@@ -523,7 +705,7 @@ export class API extends RouteGroup implements Servable {
         entry.path,
         (id) => this.operationIds.get(id) ?? stagedIds.get(id),
       );
-      const endpoint: RegisteredEndpoint = { ...entry, operationId, pathParams, terms: endpointTerms(entry, where) };
+      const endpoint: RegisteredEndpoint = { ...entry, operationId, pathParams, terms: endpointTerms(entry, where), dependencyInput, plan };
       staged.set(where, endpoint);
       stagedIds.set(operationId, endpoint);
     }

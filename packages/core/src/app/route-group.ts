@@ -8,7 +8,9 @@ import {
   type EndpointOptions,
   type Handler,
   isEndpointDefinition,
+  type CheckUses,
   type HandlerFor,
+  type InputFor,
   type ParamsOf,
   type RouteOptions,
 } from '../serve/endpoint.js';
@@ -16,6 +18,7 @@ import { assertMiddleware, type Middleware } from '../serve/pipeline.js';
 import { joinPath, pathParamNames } from '../serve/route-table.js';
 import { attachMiddleware } from './extensions.js';
 import type { RouteEntry as CompiledRouteEntry } from '../serve/compile.js';
+import { checkDependencies, type Dependency, type Uses, type UsesValues } from '../serve/dependency.js';
 import { defineWebSocket, type ReceivedMessage, type SentMessage, type WebSocketHandler, type WebSocketOptions } from '../ws/endpoint.js';
 
 /** One endpoint as a group serves it, with the routers it sits in. */
@@ -35,14 +38,17 @@ function unique(tags: string[]): string[] {
 export abstract class RouteGroup {
   readonly prefix: string;
   readonly tags: string[];
+  /** Dependencies run for every endpoint of the group (guards, audits), before the endpoint's own. */
+  readonly dependencies: readonly Dependency[];
   private readonly items: Item[] = [];
   private readonly ownMiddleware: Middleware[] = [];
   private readonly parents = new Set<RouteGroup>();
 
-  constructor(prefix = '', tags: string[] = []) {
+  constructor(prefix = '', tags: string[] = [], dependencies?: unknown) {
     if (prefix && !prefix.startsWith('/')) throw new Error(`A router prefix starts with "/": got "${prefix}"`);
     this.prefix = prefix.replace(/\/+$/, '');
     this.tags = tags;
+    this.dependencies = checkDependencies(dependencies, prefix ? `Router ${prefix}` : 'API');
   }
 
   get middleware(): readonly Middleware[] {
@@ -53,47 +59,107 @@ export abstract class RouteGroup {
   // One type parameter for the options (checked once against their interface) and one for the route
   // literal; the input is read from the options' own `params` through each schema's Standard Schema
   // types, so no schema is ever compared structurally with a library's classes.
-  api<const R extends string, O extends EndpointOptions>(
+  // Two signatures: without `uses` the input is the params' alone (what most endpoints are, at the
+  // type-checking cost they always had); with `uses`, the values join it and names are checked.
+  api<const R extends string, O extends EndpointOptions & { uses?: undefined }>(
     options: O & { route: R },
     handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>,
+  ): this;
+  api<const R extends string, O extends EndpointOptions & { uses: Uses }>(
+    options: O & { route: R } & CheckUses<R, O>,
+    handler: HandlerFor<O, InputFor<R, O>>,
   ): this;
   api(options: EndpointOptions, handler: Handler): this {
     return this.include(defineEndpoint(options, handler));
   }
 
   get<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
-  get<const R extends string, O extends RouteOptions>(route: R, options: O, handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>): this;
+  get<const R extends string, O extends RouteOptions & { uses?: undefined }>(
+    route: R,
+    options: O,
+    handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>,
+  ): this;
+  get<const R extends string, O extends RouteOptions & { uses: Uses }>(
+    route: R,
+    options: O & CheckUses<R, O>,
+    handler: HandlerFor<O, InputFor<R, O>>,
+  ): this;
   get(...args: unknown[]): this {
     return this.shorthand('GET', args);
   }
 
   post<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
-  post<const R extends string, O extends RouteOptions>(route: R, options: O, handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>): this;
+  post<const R extends string, O extends RouteOptions & { uses?: undefined }>(
+    route: R,
+    options: O,
+    handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>,
+  ): this;
+  post<const R extends string, O extends RouteOptions & { uses: Uses }>(
+    route: R,
+    options: O & CheckUses<R, O>,
+    handler: HandlerFor<O, InputFor<R, O>>,
+  ): this;
   post(...args: unknown[]): this {
     return this.shorthand('POST', args);
   }
 
   put<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
-  put<const R extends string, O extends RouteOptions>(route: R, options: O, handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>): this;
+  put<const R extends string, O extends RouteOptions & { uses?: undefined }>(
+    route: R,
+    options: O,
+    handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>,
+  ): this;
+  put<const R extends string, O extends RouteOptions & { uses: Uses }>(
+    route: R,
+    options: O & CheckUses<R, O>,
+    handler: HandlerFor<O, InputFor<R, O>>,
+  ): this;
   put(...args: unknown[]): this {
     return this.shorthand('PUT', args);
   }
 
   patch<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
-  patch<const R extends string, O extends RouteOptions>(route: R, options: O, handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>): this;
+  patch<const R extends string, O extends RouteOptions & { uses?: undefined }>(
+    route: R,
+    options: O,
+    handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>,
+  ): this;
+  patch<const R extends string, O extends RouteOptions & { uses: Uses }>(
+    route: R,
+    options: O & CheckUses<R, O>,
+    handler: HandlerFor<O, InputFor<R, O>>,
+  ): this;
   patch(...args: unknown[]): this {
     return this.shorthand('PATCH', args);
   }
 
   delete<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
-  delete<const R extends string, O extends RouteOptions>(route: R, options: O, handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>): this;
+  delete<const R extends string, O extends RouteOptions & { uses?: undefined }>(
+    route: R,
+    options: O,
+    handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>,
+  ): this;
+  delete<const R extends string, O extends RouteOptions & { uses: Uses }>(
+    route: R,
+    options: O & CheckUses<R, O>,
+    handler: HandlerFor<O, InputFor<R, O>>,
+  ): this;
   delete(...args: unknown[]): this {
     return this.shorthand('DELETE', args);
   }
 
   /** `QUERY`: safe and idempotent with a body, bound like POST. */
   query<const R extends string>(route: R, handler: Handler<InferInput<R, {}>>): this;
-  query<const R extends string, O extends RouteOptions>(route: R, options: O, handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>): this;
+  query<const R extends string, O extends RouteOptions & { uses?: undefined }>(
+    route: R,
+    options: O,
+    handler: HandlerFor<O, InferInput<R, ParamsOf<O>>>,
+  ): this;
+  query<const R extends string, O extends RouteOptions & { uses: Uses }>(
+    route: R,
+    options: O & CheckUses<R, O>,
+    handler: HandlerFor<O, InputFor<R, O>>,
+  ): this;
   query(...args: unknown[]): this {
     return this.shorthand('QUERY', args);
   }
@@ -107,10 +173,11 @@ export abstract class RouteGroup {
     P extends ParamsShape = {},
     In extends Schema | undefined = undefined,
     Out extends Schema | undefined = undefined,
+    U extends Uses = {},
   >(
     route: R,
-    options: WebSocketOptions<P, In, Out>,
-    handler: WebSocketHandler<InferInput<R, P>, ReceivedMessage<In>, SentMessage<Out>>,
+    options: WebSocketOptions<P, In, Out> & { uses?: U },
+    handler: WebSocketHandler<{} extends U ? InferInput<R, P> : InferInput<R, P> & UsesValues<U>, ReceivedMessage<In>, SentMessage<Out>>,
   ): this;
   ws(route: string, options: WebSocketOptions, handler: WebSocketHandler): this {
     return this.include(defineWebSocket({ ...options, route }, handler));
@@ -264,6 +331,11 @@ export interface RouterOptions extends RouterEndpointDefaults {
   prefix?: string;
   /** Tags added to every endpoint's documentation. */
   tags?: string[];
+  /**
+   * Dependencies run for every endpoint of the router, for their effect (a guard, an audit): after the
+   * app's and outer routers', before the endpoint's own.
+   */
+  dependencies?: readonly Dependency<any>[];
 }
 
 /** A group of endpoints under a prefix, with middleware that runs only for them. */
@@ -271,7 +343,7 @@ export class Router extends RouteGroup {
   /** What the router sets for each of its endpoints (`responses`, `deprecated`, …). */
   readonly endpointDefaults: Readonly<RouterEndpointDefaults>;
   constructor(options: RouterOptions = {}) {
-    super(options.prefix ?? '', options.tags ?? []);
+    super(options.prefix ?? '', options.tags ?? [], options.dependencies);
     const { responses, deprecated, sunset, deprecationLink, includeInSchema } = options;
     this.endpointDefaults = { responses, deprecated, sunset, deprecationLink, includeInSchema };
   }

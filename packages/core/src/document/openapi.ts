@@ -11,13 +11,12 @@ import {
 import { z } from '@fnapi/validation';
 import { DEPRECATION_HEADER_DOCS } from '../http/deprecation.js';
 import type { BuiltinRoute, RegisteredEndpoint } from '../serve/compile.js';
-import { handlerMetadata } from '../serve/endpoint.js';
 import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from '../http/facts.js';
 import type { Middleware } from '../serve/pipeline.js';
 import { Response } from '../http/response.js';
 import { streamOf } from '../serve/streams.js';
 import type { ValidationErrorFormat } from '../serve/funnel.js';
-import { operationResponses } from './statuses.js';
+import { endpointMetadata, endpointParams, operationResponses } from './statuses.js';
 import { documentedPath } from '../serve/route-table.js';
 
 export interface DocumentSettings {
@@ -43,10 +42,10 @@ export interface DocumentSettings {
 
 /** How an endpoint is described in the OpenAPI document (undefined when kept out of it). */
 function operationOf(endpoint: RegisteredEndpoint, settings: DocumentSettings): OperationDescription | undefined {
-  const { options, handler } = endpoint.definition;
+  const { options } = endpoint.definition;
   const terms = endpoint.terms;
   if ((terms?.includeInSchema ?? options.includeInSchema) === false) return undefined;
-  const metadata = handlerMetadata(handler);
+  const metadata = endpointMetadata(endpoint);
   // The endpoint's own `middleware` option runs innermost.
   const own = (options as { middleware?: readonly Middleware[] }).middleware ?? [];
   const middleware = [...settings.middleware, ...endpoint.routers.flatMap((router) => router.middleware), ...own];
@@ -59,7 +58,7 @@ function operationOf(endpoint: RegisteredEndpoint, settings: DocumentSettings): 
     tags: endpoint.tags.length ? endpoint.tags : undefined,
     deprecated: terms?.deprecated ?? options.deprecated === true,
     ...(terms?.sunset !== undefined ? { sunset: terms.sunset } : {}),
-    plan: { method: endpoint.method, pathParams: endpoint.pathParams, params: options.params },
+    plan: { method: endpoint.method, pathParams: endpoint.pathParams, params: endpointParams(endpoint) },
     response: options.response,
     statusCode: options.statusCode ?? 200,
     security: [...(options.security ?? []), ...(metadata?.security ?? [])],

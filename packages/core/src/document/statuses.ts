@@ -8,7 +8,7 @@ import {
   type z,
 } from '@fnapi/validation';
 import type { RegisteredEndpoint } from '../serve/compile.js';
-import { type DeclaredResponse, handlerMetadata } from '../serve/endpoint.js';
+import { annotateHandler, type DeclaredResponse, type HandlerMetadata, handlerMetadata } from '../serve/endpoint.js';
 import { JSON_TYPE, PROBLEM_JSON, reasonPhrase, statusHasBody } from '../http/facts.js';
 import type { Middleware } from '../serve/pipeline.js';
 import { streamOf } from '../serve/streams.js';
@@ -79,7 +79,7 @@ function isSchema(value: unknown): value is z.ZodType {
 
 /** The endpoint's parameters and body; one the binder cannot analyse is left to the document to report. */
 function inputsOf(endpoint: RegisteredEndpoint): { params: readonly unknown[]; body: { kind: string; mediaTypes?: readonly string[] } } {
-  const { params } = endpoint.definition.options;
+  const params = endpointParams(endpoint);
   try {
     return describeParams({ method: endpoint.method, pathParams: endpoint.pathParams, params });
   } catch {
@@ -93,7 +93,7 @@ function inputsOf(endpoint: RegisteredEndpoint): { params: readonly unknown[]; b
  * answers of any operation, so they are not listed.
  */
 export function operationResponses(endpoint: RegisteredEndpoint, context: StatusContext): OperationResponse[] {
-  const { options, handler } = endpoint.definition;
+  const { options } = endpoint.definition;
   const answers = new Map<number, OperationResponse>();
   const add = (answer: OperationResponse) => {
     if (!answers.has(answer.status)) answers.set(answer.status, answer);
@@ -102,7 +102,11 @@ export function operationResponses(endpoint: RegisteredEndpoint, context: Status
   // The declared ones first: the author's words and schemas win over the framework's.
   const stream = streamOf(options);
   const successStatus = { status: options.statusCode ?? 200, ...(options.response ? { schema: options.response } : {}) };
-  for (const [status, value] of Object.entries(endpoint.terms?.responses ?? options.responses ?? {})) {
+  // The endpoint's own entries, then those of the dependencies it reaches (the first for a status wins).
+  const declaredResponses = [endpoint.terms?.responses ?? options.responses ?? {}, ...(endpoint.plan?.documentation.responses ?? [])].flatMap((list) =>
+    Object.entries(list),
+  );
+  for (const [status, value] of declaredResponses) {
     const answer = declared(Number(status), value, stream ? undefined : successStatus);
     if (stream && answer.status === (options.statusCode ?? 200)) {
       // A stream's success entry keeps its item schema; only the description and headers are the author's.
@@ -135,7 +139,7 @@ export function operationResponses(endpoint: RegisteredEndpoint, context: Status
     add(problem(413, 'Request body, a file or a form field larger than its limit, or too many files or parts'));
     add(problem(415, `Request body is not ${body.mediaTypes.join(' or ')}`));
   } else if (body.kind !== 'none') for (const status of [400, 413, 415]) add(problem(status, FRAMEWORK_DESCRIPTIONS[status]!));
-  const metadata = handlerMetadata(handler);
+  const metadata = endpointMetadata(endpoint);
   for (const status of metadata?.errorStatuses ?? []) add(problem(status, FRAMEWORK_DESCRIPTIONS[status] ?? reasonPhrase(status)));
   if (/\{[^{}]+\}/.test(endpoint.path)) add(problem(404, FRAMEWORK_DESCRIPTIONS[404]!));
   if (params.length > 0 || body.kind !== 'none') {
@@ -155,4 +159,23 @@ export function operationResponses(endpoint: RegisteredEndpoint, context: Status
   }
   if (options.timeout) add(problem(504, reasonPhrase(504)));
   return [...answers.values()].sort((a, b) => a.status - b.status);
+}
+
+/** The params bound for an endpoint: its own and every reached dependency's. */
+export function endpointParams(endpoint: RegisteredEndpoint): RegisteredEndpoint['definition']['options']['params'] {
+  return endpoint.plan?.params ?? endpoint.definition.options.params;
+}
+
+/**
+ * What an endpoint's guards document (security, 401/403): those an auth function put on its handler
+ * and those of every guard dependency it reaches, combined as annotating the handler with each would.
+ */
+export function endpointMetadata(endpoint: RegisteredEndpoint): HandlerMetadata | undefined {
+  const own = handlerMetadata(endpoint.definition.handler);
+  const guards = endpoint.plan?.documentation.guards;
+  if (guards === undefined || guards.length === 0) return own;
+  const holder = () => {};
+  if (own) annotateHandler(holder, own);
+  for (const metadata of guards) annotateHandler(holder, metadata);
+  return handlerMetadata(holder);
 }

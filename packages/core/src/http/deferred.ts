@@ -88,16 +88,38 @@ const later: (fn: () => void) => void =
  * rejects is logged and the next one runs. Counted under `owner` until done, for `drain`.
  * A task that returns no promise costs no promise.
  */
-export function runTasks(owner: object, tasks: DeferredTask[], logger: () => Logger, from?: WorkOrigin): Promise<void> {
+export function runTasks(
+  owner: object,
+  tasks: DeferredTask[],
+  logger: () => Logger,
+  from?: WorkOrigin,
+  last?: DeferredTask,
+): Promise<void> {
   const counted = counter(owner);
   const work: Work = { kind: 'deferred', from, started: performance.now() };
   counted.count++;
   counted.running.add(work);
   return new Promise<void>((resolve) => {
-    const finish = () => {
+    const done = () => {
       settled(counted, work);
       resolve();
     };
+    // What must follow every deferred task (closing the request's dependencies) runs last.
+    const finish =
+      last === undefined
+        ? done
+        : () => {
+            let out: unknown;
+            try {
+              out = last();
+            } catch (error) {
+              logger().error({ err: error }, 'closing after the deferred tasks failed');
+            }
+            void Promise.resolve(out).then(done, (error: unknown) => {
+              logger().error({ err: error }, 'closing after the deferred tasks failed');
+              done();
+            });
+          };
     later(() => runFrom(tasks, 0, logger, finish));
   });
 }
@@ -181,6 +203,32 @@ export function abandon(owner: object, what: Abandoned[]): void {
 
 /** The origin of work handed over outside any request. */
 const UNKNOWN: WorkOrigin = { method: '-', path: '-', id: '-' };
+
+/** What runs after a request's deferred tasks (its dependencies' teardown), by request. */
+const lastTasks = new WeakMap<object, DeferredTask>();
+
+/**
+ * Runs `fn` once the answer has been sent and the request's deferred tasks are done (the transports'
+ * `afterAnswer`), counted for the drain like them. Used to close a request's dependencies.
+ */
+export function afterDeferred(request: { [DEFERRED]: DeferredTask[] | undefined }, fn: DeferredTask): void {
+  request[DEFERRED] ??= [];
+  const before = lastTasks.get(request);
+  lastTasks.set(
+    request,
+    before === undefined
+      ? fn
+      : async () => {
+          await before();
+          await fn();
+        },
+  );
+}
+
+/** What `afterDeferred` left for a request. */
+export function lastTaskOf(request: object): DeferredTask | undefined {
+  return lastTasks.get(request);
+}
 
 /** The request's method that starts its deferred tasks (a symbol: transports call it, apps do not). */
 export const RUN_DEFERRED: unique symbol = Symbol('fnapi.runDeferred');

@@ -10,7 +10,7 @@ import { DEFAULT_EDGE, forwardedAddress, generateRequestId, isValidRequestId, la
 import { type RawHeaders, RequestHeaders } from './headers.js';
 import { REQUEST_INTERNALS, type RequestInternals } from './request-internals.js';
 import { defaultLogger, type Logger } from '../platform/logger.js';
-import { DEFERRED, type DeferredTask, keep, RUN_DEFERRED, runTasks } from './deferred.js';
+import { DEFERRED, type DeferredTask, keep, lastTaskOf, RUN_DEFERRED, runTasks } from './deferred.js';
 import { defaultPlatform, type Platform, utf8 } from '../platform/platform.js';
 
 /** The owner of work kept by a request no app served (built by hand): nothing drains it. */
@@ -428,7 +428,7 @@ export class Request {
   [RUN_DEFERRED](): Promise<void> | undefined {
     const tasks = this[DEFERRED];
     if (tasks === undefined) return undefined;
-    const work = runTasks(this[REQUEST_INTERNALS]?.owner ?? UNSERVED, tasks, () => this.logger, this);
+    const work = runTasks(this[REQUEST_INTERNALS]?.owner ?? UNSERVED, tasks, () => this.logger, this, lastTaskOf(this));
     this._init.waitUntil?.(work);
     return work;
   }

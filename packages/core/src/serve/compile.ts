@@ -8,6 +8,8 @@ import { answerError, endpointBoundary } from './funnel.js';
 import { AppRuntime, type CompiledRoute, type RuntimeOptions } from './runtime.js';
 import type { Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
+import { type AppScope, buildPlan, type DependencyPlan, type Overrides, type PlanInput } from './resolve.js';
+import { type ClientOverrides, clientOverridesOf } from './overrides.js';
 
 /** What compiling needs of a group (an app or a router) an endpoint sits in: its middleware. */
 export interface MiddlewareGroup {
@@ -43,6 +45,10 @@ export interface RegisteredEndpoint extends RouteEntry {
   terms?: EndpointTerms;
   /** The endpoint compiled to `request → Response`, kept across recompilations. */
   invoker?: Step;
+  /** What its dependencies are made of (undefined: it has none). */
+  dependencyInput?: PlanInput;
+  /** Its dependencies as registered (what the document describes), undefined when it has none. */
+  plan?: DependencyPlan;
 }
 
 /** A built-in GET route (the document and the docs pages); a user endpoint on the same path wins. */
@@ -54,6 +60,8 @@ export interface BuiltinRoute {
 export interface CompileInput extends Omit<RuntimeOptions, 'table'> {
   endpoints: Iterable<RegisteredEndpoint>;
   builtins: readonly BuiltinRoute[];
+  /** The app's `'app'` values and its overrides (`app.override`). */
+  scope: AppScope;
 }
 
 /**
@@ -68,13 +76,11 @@ export function compile(input: CompileInput): AppRuntime {
     // The endpoint's own middleware runs after its guards (it sees `request.auth`: a per-user limit),
     // with the endpoint's errors turned into responses for it as for any middleware.
     const own = activeMiddleware(endpointMiddleware(endpoint.definition.options));
-    endpoint.invoker ??= compileInvoker(
-      endpoint.method,
-      endpoint.path,
-      endpoint.pathParams,
-      endpoint.definition,
-      own.length === 0 ? undefined : (next) => composeActive(own, endpointBoundary(next)),
-    );
+    const afterGuards = own.length === 0 ? undefined : (next: Step) => composeActive(own, endpointBoundary(next));
+    endpoint.invoker ??=
+      endpoint.dependencyInput === undefined
+        ? compileInvoker(endpoint.method, endpoint.path, endpoint.pathParams, endpoint.definition, afterGuards)
+        : dependentInvoker(endpoint, endpoint.dependencyInput, input.scope, afterGuards);
     // Routers' middleware around the endpoint (guards included); none at all compiles to no chain.
     const middleware = activeMiddleware(endpoint.routers.flatMap((router) => router.middleware));
     // The boundary turns an endpoint's errors into responses for the middleware around it. With no
@@ -116,4 +122,34 @@ function withHeaders(run: Step, headers: readonly (readonly [string, string])[])
           done(failure, answer);
         });
     });
+}
+
+/**
+ * An endpoint with dependencies: compiled with the app's overrides, and again (once) for each test
+ * client that brings its own, whose requests it serves.
+ */
+function dependentInvoker(
+  endpoint: RegisteredEndpoint,
+  input: PlanInput,
+  scope: AppScope,
+  afterGuards: ((next: Step) => Step) | undefined,
+): Step {
+  const make = (plan: DependencyPlan | undefined) =>
+    compileInvoker(endpoint.method, endpoint.path, endpoint.pathParams, endpoint.definition, afterGuards, plan);
+  const overrides: Overrides = scope.overrides;
+  const base = make(overrides.size === 0 && endpoint.plan !== undefined ? endpoint.plan : buildPlan(input, scope));
+  const perClient = new WeakMap<ClientOverrides, Step>();
+  return (request, done) => {
+    const client = clientOverridesOf(request);
+    if (client === undefined) {
+      base(request, done);
+      return;
+    }
+    let step = perClient.get(client);
+    if (step === undefined) {
+      step = make(buildPlan(input, client.scope, client.scope.overrides));
+      perClient.set(client, step);
+    }
+    step(request, done);
+  };
 }

@@ -1,4 +1,4 @@
-import type { Duration, InferInput, ParamsShape, Schema, SchemaInput, z } from '@fnapi/validation';
+import type { Duration, InferInput, ParamsShape, PathParamNames, Schema, SchemaInput, z } from '@fnapi/validation';
 import type { SecurityRequirement } from '@fnapi/openapi';
 import { endpointMiddleware } from './endpoint-middleware.js';
 import type { Middleware } from './pipeline.js';
@@ -6,6 +6,7 @@ import type { DateOption } from '../http/deprecation.js';
 import type { Request } from '../http/request.js';
 import type { Response } from '../http/response.js';
 import type { EventItem, EventsOption, NamedEventItem, StreamResult } from './streams.js';
+import type { Dependency, Uses, UsesValues } from './dependency-brand.js';
 
 export type HTTPMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'QUERY' | 'HEAD' | 'OPTIONS' | (string & {});
 
@@ -67,6 +68,10 @@ export interface RouteOptions<P extends ParamsShape = ParamsShape, S extends Sch
   lines?: Schema;
   /** Seconds (or `'15s'`) without an event before an event stream sends `: ping`; default 15, 0 turns it off. */
   ping?: Duration;
+  /** Dependencies whose values join the handler's input under these names (see `dependency`). */
+  uses?: Uses;
+  /** Dependencies run for their effect (guards, audits), after the app's and routers'. */
+  dependencies?: readonly Dependency<any>[];
   /** Offers the endpoint as a Model Context Protocol tool (`@fnapi/mcp`); `false` always keeps it out. */
   mcp?: boolean | McpToolOptions;
 }
@@ -135,6 +140,20 @@ export type HandlerFor<O, I> = O extends { events: infer S }
 /** The `params` of an endpoint's options (none: `{}`). */
 export type ParamsOf<O> = O extends { params: infer P } ? P : {};
 
+/** The handler's input: the params' types and, with `uses`, each dependency's value under its name. */
+export type InputFor<R extends string, O> = O extends { uses: infer U }
+  ? Simplify<InferInput<R, ParamsOf<O>> & UsesValues<U>>
+  : InferInput<R, ParamsOf<O>>;
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/** A `uses` name that is also a parameter: a compile error naming it (and an error at registration). */
+export type CheckUses<R extends string, O> = O extends { uses: infer U }
+  ? [Extract<keyof U, keyof ParamsOf<O> | PathParamNames<R>>] extends [never]
+    ? unknown
+    : { uses: { [K in Extract<keyof U, keyof ParamsOf<O> | PathParamNames<R>>]: `"${K & string}" is also a parameter: rename one` } }
+  : unknown;
+
 /**
  * Runs before the request's body is read and its parameters bound (the auth functions are guards):
  * throwing an `HTTPError` answers the request without the handler.
@@ -161,6 +180,11 @@ export interface HandlerMetadata {
   servesWhileStarting?: boolean;
   /** Run in order before binding; each may throw an `HTTPError`. */
   guards?: Guard[];
+  /**
+   * Outside the app's `dependencies` (its guards): endpoints an extension serves with a guard of its
+   * own (`/mcp`). Health probes (`servesWhileStarting`) are outside them too.
+   */
+  outsideAppDependencies?: boolean;
 }
 
 /**
@@ -183,6 +207,7 @@ export function annotateHandler<F extends (...args: any[]) => unknown>(handler: 
     errorStatuses: [...new Set([...(current?.errorStatuses ?? []), ...(metadata.errorStatuses ?? [])])],
     guards: [...(current?.guards ?? []), ...(metadata.guards ?? [])],
     servesWhileStarting: current?.servesWhileStarting === true || metadata.servesWhileStarting === true,
+    ...(current?.outsideAppDependencies === true || metadata.outsideAppDependencies === true ? { outsideAppDependencies: true } : {}),
   };
   return handler;
 }

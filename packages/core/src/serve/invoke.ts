@@ -6,6 +6,8 @@ import {
   durationMs,
   HOUR,
   isArrayLikeSchema,
+  type Binder,
+  type BindResult,
   type JsonWriter,
   type RawInput,
   type ValidationIssue,
@@ -34,6 +36,8 @@ import { pruneUnset } from './exclude-unset.js';
 import { isBinarySchema } from '../http/binary.js';
 import { FileResponse } from '../http/file-response.js';
 import { WebSocketUpgrade } from '../ws/endpoint.js';
+import { afterDeferred } from '../http/deferred.js';
+import { closeAll, type DependencyPlan, handlerInput, repeatKey, Resolution, resolveSteps, runGuardSlots, throwInto } from './resolve.js';
 
 /** Runs an endpoint's guards in order, before anything of the request is read. */
 async function runGuards(guards: readonly Guard[], request: Request): Promise<void> {
@@ -94,12 +98,16 @@ export function compileInvoker(
   pathParams: string[],
   definition: EndpointDefinition,
   afterGuards?: (next: Step) => Step,
+  plan?: DependencyPlan,
 ): Step {
   const { options, handler } = definition;
-  const params = options.params ?? {};
+  // With dependencies, their params are bound with the endpoint's, in one pass.
+  const params = plan?.params ?? options.params ?? {};
   const binder = compileBinder({ method, pathParams, params });
-  const noInput = pathParams.length === 0 && Object.keys(params).length === 0;
-  const usesBody = binder.usesBody;
+  // A name two declarers read with different schemas: each other schema binds it again, from the same request.
+  const repeatBinders = (plan?.repeats ?? []).map((shape) => compileBinder({ method, pathParams, params: shape }));
+  const noInput = pathParams.length === 0 && Object.keys(params).length === 0 && (plan === undefined || plan.repeats.length === 0);
+  const usesBody = binder.usesBody || repeatBinders.some((b) => b.usesBody);
   const binaryResponse = options.response !== undefined && isBinarySchema(options.response);
   const model = options.response === undefined || binaryResponse ? undefined : compiledParser(options.response);
   // A `binary()` endpoint answers with a `FileResponse` or a `Response`; anything else is a server bug.
@@ -208,17 +216,20 @@ export function compileInvoker(
       );
     else answerWith(result, request, done);
   };
+  const callBound = plan === undefined ? callHandler : dependentCall(plan, callHandler, streamed !== undefined);
   const bindAndCall = (request: Request, body: unknown, issues: ValidationIssue[] | undefined, done: Done): void => {
     let bound: ReturnType<typeof binder>;
     try {
-      bound = binder(new RawView(request, body));
+      const raw = new RawView(request, body);
+      bound = binder(raw);
+      if (repeatBinders.length > 0) bound = bindRepeats(bound, repeatBinders, raw);
     } catch (error) {
       done(error, undefined);
       return;
     }
     if (!bound.ok) done(new RequestValidationError(issues ? [...issues, ...bound.issues] : bound.issues, bound.truncated), undefined);
     else if (issues?.length) done(new RequestValidationError(issues), undefined);
-    else callHandler(bound.value, request, done);
+    else callBound(bound.value, request, done);
   };
   // A JSON body parsed and bound where it has been read: in the transport's callback (node:http), or
   // in the continuation of the one promise of the body elsewhere.
@@ -257,19 +268,30 @@ export function compileInvoker(
     : usesBody
       ? callWithBody
       : noInput
-        ? (request, done) => callHandler({}, request, done)
+        ? (request, done) => callBound({}, request, done)
         : (request, done) => bindAndCall(request, undefined, undefined, done);
   const unguarded = afterGuards ? afterGuards(bound) : bound;
 
   const guards = routeGuards({ definition });
   const call: Step =
-    guards.length === 0
-      ? unguarded
-      : (request, done) =>
-          runGuards(guards, request).then(
-            () => unguarded(request, done),
+    plan !== undefined && (plan.outerGuards.length > 0 || plan.innerGuards.length > 0)
+      ? (request, done) => {
+          const resolution = new Resolution(plan.slots.length);
+          guardPhase(plan, resolution, guards, request).then(
+            () => {
+              guarded.set(request, resolution);
+              unguarded(request, done);
+            },
             (error: unknown) => done(error, undefined),
           );
+        }
+      : guards.length === 0
+        ? unguarded
+        : (request, done) =>
+            runGuards(guards, request).then(
+              () => unguarded(request, done),
+              (error: unknown) => done(error, undefined),
+            );
 
   const ms = options.timeout === undefined ? 0 : durationMs(`${label}: timeout`, options.timeout, { maxNumber: HOUR });
   if (ms === 0) return call;
@@ -288,6 +310,96 @@ export function compileInvoker(
       settled = true;
       clearTimeout(timer);
       done(error, response);
+    });
+  };
+}
+
+/** The bound input with the repeated parameters' other bindings under their own keys; every issue in one list. */
+function bindRepeats(bound: BindResult, binders: readonly Binder[], raw: RawInput): BindResult {
+  const issues = bound.ok ? [] : [...bound.issues];
+  const value = bound.ok ? bound.value : undefined;
+  binders.forEach((bind, level) => {
+    const result = bind(raw);
+    if (!result.ok) issues.push(...result.issues);
+    else if (value !== undefined) for (const [name, v] of Object.entries(result.value)) value[repeatKey(name, level)] = v;
+  });
+  return issues.length > 0 ? { ok: false, issues } : bound;
+}
+
+/** Resolutions begun by guard dependencies, picked up after binding. */
+const guarded = new WeakMap<Request, Resolution>();
+
+/** The app's and routers' guards, the handler's own (auth wrappers), then the endpoint's guard dependencies. */
+async function guardPhase(plan: DependencyPlan, resolution: Resolution, guards: readonly Guard[], request: Request): Promise<void> {
+  await runGuardSlots(plan, plan.outerGuards, resolution, request);
+  await runGuards(guards, request);
+  await runGuardSlots(plan, plan.innerGuards, resolution, request);
+}
+
+type CallHandler = (input: Record<string, unknown>, request: Request, done: Done) => void;
+
+/**
+ * The handler behind its dependencies: they are resolved from the bound input, the handler runs, and
+ * what they opened is closed — before the error answer when anything threw (the error thrown into
+ * each), `'call'` ones before the answer, `'request'` ones after it and its deferred tasks (for a
+ * stream or a WebSocket, when it ends), everything at once when the request was aborted.
+ */
+function dependentCall(plan: DependencyPlan, callHandler: CallHandler, streaming: boolean): CallHandler {
+  const finish = (resolution: Resolution, error: unknown, response: Response | undefined, request: Request, done: Done): void => {
+    const open = resolution.open;
+    if (open === undefined) {
+      done(error, response);
+      return;
+    }
+    const logger = () => request.logger;
+    if (error !== undefined || response === undefined) {
+      throwInto(open, error, logger).then((answer) => done(answer, undefined));
+      return;
+    }
+    if (request.aborted) {
+      closeAll(open, logger).then((failure) => done(failure, failure === undefined ? response : undefined));
+      return;
+    }
+    const later = (list: typeof open) => {
+      if (list.length === 0) return;
+      const close = () =>
+        closeAll(list, logger).then((failure) => {
+          if (failure !== undefined) logger().error({ err: failure }, 'closing a dependency after the answer failed');
+        });
+      const ended = response.statusCode === 101 ? (response as { ended?: Promise<unknown> }).ended : undefined;
+      if (ended !== undefined) void ended.then(close);
+      else afterDeferred(request, close);
+    };
+    if (streaming || response.statusCode === 101) {
+      later(open);
+      done(undefined, response);
+      return;
+    }
+    const calls = open.filter((entry) => entry.node.lifetime === 'call');
+    if (calls.length === 0) {
+      later(open);
+      done(undefined, response);
+      return;
+    }
+    const rest = open.filter((entry) => entry.node.lifetime !== 'call');
+    closeAll(calls, logger).then((failure) => {
+      if (failure === undefined) {
+        later(rest);
+        done(undefined, response);
+      } else throwInto(rest, failure, logger).then((answer) => done(answer, undefined));
+    });
+  };
+  const hasGuards = plan.outerGuards.length > 0 || plan.innerGuards.length > 0;
+  return (bound, request, done) => {
+    const resolution = (hasGuards ? guarded.get(request) : undefined) ?? new Resolution(plan.slots.length);
+    resolveSteps(plan, resolution, 0, bound, request, (error) => {
+      if (error !== undefined) {
+        finish(resolution, error, undefined, request, done);
+        return;
+      }
+      const input = handlerInput(plan, bound, resolution);
+      if (resolution.open === undefined) callHandler(input, request, done);
+      else callHandler(input, request, (failure, response) => finish(resolution, failure, response, request, done));
     });
   };
 }

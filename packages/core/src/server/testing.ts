@@ -1,12 +1,37 @@
 import { Pool } from 'undici';
 import type { InjectResponse } from './inject.js';
 import { runNodeServer, type RunningServer } from './node.js';
-import { runtimeOf, type Servable } from '../serve/runtime-contract.js';
+import { type Runtime, runtimeOf, type Servable } from '../serve/runtime-contract.js';
+import { CLIENT_OVERRIDES, type ClientOverridesHandle, type Replacement } from '../app/app.js';
+import type { Dependency } from '../serve/dependency.js';
+import { markRequest } from '../serve/overrides.js';
 
 import { connectTestSocket, type TestSocketOptions, type TestWebSocket } from '../ws/test-client.js';
 
 export type { InjectOptions, InjectResponse } from './inject.js';
 export { TestWebSocket, WebSocketRefusedError, type TestSocketOptions } from '../ws/test-client.js';
+
+export interface TestClientOptions<
+  O extends readonly (readonly [Dependency<any>, unknown])[] = readonly (readonly [Dependency<any>, unknown])[],
+> {
+  /** `[[dependency, replacement], …]`: replacements for this client's requests only, each of its dependency's type. */
+  overrides?: O & CheckedOverrides<O>;
+}
+
+/** Each `[dependency, replacement]` pair, its replacement checked against the dependency's type. */
+type CheckedOverrides<O> = {
+  readonly [K in keyof O]: O[K] extends readonly [Dependency<infer T>, unknown] ? readonly [Dependency<T>, Replacement<T>] : O[K];
+};
+
+/** The app's runtime, with every request it serves marked as this client's (its overrides apply). */
+function servingWith(runtime: Runtime, overrides: ClientOverridesHandle): Runtime {
+  const serving = Object.create(runtime) as Runtime;
+  serving.serve = (request, deliver, context) => {
+    markRequest(request, overrides);
+    runtime.serve(request, deliver, context);
+  };
+  return serving;
+}
 
 export interface TestRequestOptions {
   headers?: Record<string, string | string[]>;
@@ -37,13 +62,31 @@ export class TestClient {
   private constructor(
     readonly server: RunningServer,
     private readonly pool: Pool,
+    private readonly overrides?: ClientOverridesHandle,
   ) {}
 
-  /** Serves an app on an ephemeral loopback port. */
-  static async start(app: Servable): Promise<TestClient> {
+  /**
+   * Serves an app on an ephemeral loopback port. `overrides` (`[[dependency, replacement], …]`)
+   * replace dependencies for this client's requests only; an `'app'` replacement is made once for the
+   * client and closed with it.
+   */
+  static async start<const O extends readonly (readonly [Dependency<any>, unknown])[] = []>(
+    app: Servable,
+    options: TestClientOptions<O> = {},
+  ): Promise<TestClient> {
+    let runtime = runtimeOf(app);
+    let overrides: ClientOverridesHandle | undefined;
+    if (options.overrides !== undefined && options.overrides.length > 0) {
+      const make = (app as { [CLIENT_OVERRIDES]?: (pairs: readonly (readonly [Dependency, unknown])[]) => ClientOverridesHandle })[
+        CLIENT_OVERRIDES
+      ];
+      if (typeof make !== 'function') throw new TypeError('TestClient.start: overrides need an API');
+      overrides = make.call(app, options.overrides);
+      runtime = servingWith(runtime, overrides);
+    }
     // Startup runs on the first request, as on every transport: a failing one answers 503, then retries.
-    const server = await runNodeServer(runtimeOf(app), { host: '127.0.0.1', port: 0, handleSignals: false }, true);
-    return new TestClient(server, new Pool(server.url, { connections: 16 }));
+    const server = await runNodeServer(runtime, { host: '127.0.0.1', port: 0, handleSignals: false }, true);
+    return new TestClient(server, new Pool(server.url, { connections: 16 }), overrides);
   }
 
   get url(): string {
@@ -126,6 +169,7 @@ export class TestClient {
   async close(): Promise<void> {
     await this.pool.close();
     await this.server.close();
+    await this.overrides?.close();
   }
 }
 

@@ -17,6 +17,7 @@ import { REQUEST_INTERNALS } from '../http/request-internals.js';
 import { Response } from '../http/response.js';
 import type { CloseInfo, WebSocketConnection } from './connection.js';
 import { type MessageValidator, messageValidator } from './messages.js';
+import type { Dependency, Uses } from '../serve/dependency.js';
 
 /** Options of `app.ws(route, options, handler)` and `router.ws`. */
 export interface WebSocketOptions<
@@ -52,6 +53,10 @@ export interface WebSocketOptions<
   protocols?: readonly string[];
   /** Default: the handler's name, else the route. */
   operationId?: string;
+  /** Dependencies whose values join the handler's input; a `'request'` one lives as long as the connection. */
+  uses?: Uses;
+  /** Dependencies run for their effect (guards, audits). */
+  dependencies?: readonly Dependency<any>[];
 }
 
 /** What the handler's `for await` yields: `receive`'s output, or strings and bytes as they come. */
@@ -146,6 +151,8 @@ export function defineWebSocket(options: WebSocketOptions & { route: string }, h
       middleware: options.middleware,
       operationId: options.operationId,
       includeInSchema: false,
+      uses: options.uses,
+      dependencies: options.dependencies,
     },
     upgrade,
     handler.name,
