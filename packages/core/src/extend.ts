@@ -24,8 +24,8 @@ export {
   handlerMetadata,
   type HandlerMetadata,
   type McpToolOptions,
-  routeGuards,
 } from './serve/endpoint.js';
+export { routeGuards } from './serve/invoke.js';
 export type { RegisteredEndpoint } from './serve/compile.js';
 export { guardDependency, isDependency } from './serve/dependency.js';
 export { dependencyRunner } from './app/app.js';

@@ -447,9 +447,11 @@ export class McpExtension implements Extension {
       for (const requirement of (alternatives ?? []).flat()) for (const scope of requirement.scopes ?? []) scopes.add(scope);
     };
     for (const tool of this.catalogue().tools.values()) {
-      const metadata = handlerMetadata(tool.endpoint.definition.handler);
-      collect(metadata?.securityAlternatives as never);
-      collect([(metadata?.security ?? []) as never]);
+      // The handler's auth wrappers and the guard dependencies the endpoint reaches (app, routers, its own).
+      for (const metadata of [handlerMetadata(tool.endpoint.definition.handler), ...(tool.endpoint.plan?.documentation.guards ?? [])]) {
+        collect(metadata?.securityAlternatives as never);
+        collect([(metadata?.security ?? []) as never]);
+      }
     }
     collect((this.options.guard as Partial<AuthWrapperLike> | undefined)?.scheme?.security);
     const body = {

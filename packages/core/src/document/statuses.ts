@@ -103,9 +103,10 @@ export function operationResponses(endpoint: RegisteredEndpoint, context: Status
   const stream = streamOf(options);
   const successStatus = { status: options.statusCode ?? 200, ...(options.response ? { schema: options.response } : {}) };
   // The endpoint's own entries, then those of the dependencies it reaches (the first for a status wins).
-  const declaredResponses = [endpoint.terms?.responses ?? options.responses ?? {}, ...(endpoint.plan?.documentation.responses ?? [])].flatMap((list) =>
-    Object.entries(list),
-  );
+  const declaredResponses = [
+    endpoint.terms?.responses ?? options.responses ?? {},
+    ...(endpoint.plan?.documentation.responses ?? []),
+  ].flatMap((list) => Object.entries(list));
   for (const [status, value] of declaredResponses) {
     const answer = declared(Number(status), value, stream ? undefined : successStatus);
     if (stream && answer.status === (options.statusCode ?? 200)) {

@@ -187,11 +187,8 @@ export interface HandlerMetadata {
   outsideAppDependencies?: boolean;
 }
 
-/**
- * The guards a route runs before binding, in order: the one place that says where they are kept, for
- * packages that run them ahead of the route (MCP answers a guard's 401 as the HTTP answer).
- */
-export function routeGuards(route: { readonly definition: { readonly handler: unknown } }): readonly Guard[] {
+/** The guards an auth wrapper put on the endpoint's handler. */
+export function handlerGuards(route: { readonly definition: { readonly handler: unknown } }): readonly Guard[] {
   return handlerMetadata(route.definition.handler)?.guards ?? [];
 }
 

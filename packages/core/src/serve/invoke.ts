@@ -13,7 +13,7 @@ import {
   type ValidationIssue,
 } from '@fnapi/validation';
 import { isJsonContentType } from '../http/facts.js';
-import { type EndpointDefinition, type Guard, routeGuards } from './endpoint.js';
+import { type EndpointDefinition, type Guard, handlerGuards } from './endpoint.js';
 import { GatewayTimeoutError, RequestValidationError, ResponseValidationError, UnsupportedMediaTypeError } from '../http/errors.js';
 import { type Done, isPromiseLike, settle, type Step } from './pipeline.js';
 import type { Request } from '../http/request.js';
@@ -272,7 +272,7 @@ export function compileInvoker(
         : (request, done) => bindAndCall(request, undefined, undefined, done);
   const unguarded = afterGuards ? afterGuards(bound) : bound;
 
-  const guards = routeGuards({ definition });
+  const guards = handlerGuards({ definition });
   const call: Step =
     plan !== undefined && (plan.outerGuards.length > 0 || plan.innerGuards.length > 0)
       ? (request, done) => {
@@ -330,6 +330,27 @@ function bindRepeats(bound: BindResult, binders: readonly Binder[], raw: RawInpu
 const guarded = new WeakMap<Request, Resolution>();
 
 /** The app's and routers' guards, the handler's own (auth wrappers), then the endpoint's guard dependencies. */
+/**
+ * Every guard of a route, in the order a request meets them: the app's and routers' guard
+ * dependencies, the handler's auth wrappers, the endpoint's own guard dependencies. For a transport
+ * that must know a refusal before it hands a message on (`/mcp`); the route's plan without overrides.
+ */
+export function routeGuards(route: {
+  readonly definition: { readonly handler: unknown };
+  readonly plan?: DependencyPlan | undefined;
+}): readonly Guard[] {
+  const plan = route.plan;
+  const own = handlerGuards(route);
+  if (plan === undefined) return own;
+  const slotGuard =
+    (index: number): Guard =>
+    async (request) => {
+      const out = await plan.slots[index]!.node.fn({}, request);
+      if (out !== undefined && request.auth === undefined) request.auth = out as never;
+    };
+  return [...plan.outerGuards.map(slotGuard), ...own, ...plan.innerGuards.map(slotGuard)];
+}
+
 async function guardPhase(plan: DependencyPlan, resolution: Resolution, guards: readonly Guard[], request: Request): Promise<void> {
   await runGuardSlots(plan, plan.outerGuards, resolution, request);
   await runGuards(guards, request);
