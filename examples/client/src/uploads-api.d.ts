@@ -166,6 +166,8 @@ export interface components {
                 message: string;
                 code: string;
             }[];
+            /** @description Present (true) when more issues were found than `errors` lists: validation stopped at the first 100 */
+            truncated?: boolean;
         };
         Subscription: {
             /** Format: email */
