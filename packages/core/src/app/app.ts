@@ -391,15 +391,20 @@ export class API extends RouteGroup implements Servable {
     return this.started;
   }
 
-  /** Runs the shutdown callbacks once, in reverse order of registration. */
-  shutdown(): Promise<void> {
+  /**
+   * Runs the shutdown callbacks once, in reverse order of registration. `deadline` (a
+   * `performance.now()` instant) is set by a server whose own drain of in-flight requests already
+   * used part of the one `shutdownTimeout`: the deferred work gets what is left, not a second one.
+   */
+  shutdown(deadline?: number): Promise<void> {
     this.stopped ??= (async () => {
       this.started = undefined;
       this.served.ready = false;
       this.serving.to('stopping');
       // Work deferred by answered requests (`request.defer`) and work handed to `request.waitUntil`
       // with no platform to take it finish before anything closes, within one `shutdownTimeout`.
-      warnAbandoned(this.logger, await drain(this[RUNTIME], this.limits.shutdownTimeout));
+      const limit = deadline === undefined ? this.limits.shutdownTimeout : Math.max(0, deadline - performance.now());
+      warnAbandoned(this.logger, await drain(this[RUNTIME], limit));
       await this.scope.close();
       for (const callback of [...this.shutdownCallbacks].reverse()) {
         try {
@@ -759,8 +764,8 @@ class AppServing implements Runtime {
   startup(): Promise<void> {
     return this.app.startup();
   }
-  shutdown(): Promise<void> {
-    return this.app.shutdown();
+  shutdown(deadline?: number): Promise<void> {
+    return this.app.shutdown(deadline);
   }
   get logger() {
     return this.app.logger;

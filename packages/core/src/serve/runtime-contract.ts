@@ -47,8 +47,11 @@ export interface Runtime {
    * tried again by the next call.
    */
   startup(): Promise<void>;
-  /** Runs the shutdown callbacks once (after the drain of deferred work). */
-  shutdown(): Promise<void>;
+  /**
+   * Runs the shutdown callbacks once (after the drain of deferred work, which ends by `deadline`, a
+   * `performance.now()` instant, when a server's own drain began the one `shutdownTimeout`).
+   */
+  shutdown(deadline?: number): Promise<void>;
   readonly logger: Logger;
   /** Delivers a lifecycle event (`server_starting`, `server_started`, …) to plugins. */
   emit(event: EventName, payload: Record<string, unknown>): void;

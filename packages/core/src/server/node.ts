@@ -350,6 +350,8 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       for (const request of streaming) request.abort(drainingReason());
+      // One time limit for the whole drain: requests, sockets, then the deferred work (app.shutdown).
+      const deadline = performance.now() + limits.shutdownTimeout;
       const socketsClosed = upgrades?.drain(limits.shutdownTimeout);
       if (inFlight.size > 0) {
         const timeout = limits.shutdownTimeout;
@@ -366,7 +368,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       abandon(app, left);
       server.closeAllConnections();
       await closed;
-      await app.shutdown();
+      await app.shutdown(deadline);
       // Exiting: keep the handlers until then, so a second SIGINT (a terminal's Ctrl-C also reaches the
       // process through pnpm, which forwards it) cannot kill the process by the default action.
       if (!exit) removeSignals();
