@@ -1,30 +1,28 @@
 /**
  * FastAPI's "Bigger Applications - Multiple Files" tutorial (docs_src/bigger_applications/app), ported:
  * a users router, an items router with a prefix, tags and router-wide `responses`, an admin router
- * included with its own `responses`, and the token checks as router and app middleware. The requests
+ * included with its own `responses`, and the token checks as router and app dependencies. The requests
  * and the document checks follow FastAPI's test of that tutorial.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API, ForbiddenError, HTTPError, type MiddlewareObject, NotFoundError, Router } from '../src/index.js';
+import { API, dependency, ForbiddenError, HTTPError, header, NotFoundError, query, Router, z } from '../src/index.js';
 import { TestClient } from '../src/server/testing.js';
 
 type Json = Record<string, any>;
 
-// dependencies.py: get_token_header and get_query_token, as middleware that document what they answer.
-const tokenHeader: MiddlewareObject = {
-  responses: { 400: 'X-Token header invalid' },
-  dispatch(request, callNext) {
-    if (request.headers.get('x-token') !== 'fake-super-secret-token') throw new HTTPError(400, 'X-Token header invalid');
-    return callNext(request);
+// dependencies.py: get_token_header and get_query_token, as dependencies with parameters of their own.
+const tokenHeader = dependency(
+  { params: { x_token: header(z.string()) }, responses: { 400: 'X-Token header invalid' } },
+  function get_token_header({ x_token }) {
+    if (x_token !== 'fake-super-secret-token') throw new HTTPError(400, 'X-Token header invalid');
   },
-};
-const queryToken: MiddlewareObject = {
-  responses: { 400: 'No Jessica token provided' },
-  dispatch(request, callNext) {
-    if (request.queryParams.get('token') !== 'jessica') throw new HTTPError(400, 'No Jessica token provided');
-    return callNext(request);
+);
+const queryToken = dependency(
+  { params: { token: query(z.string()) }, responses: { 400: 'No Jessica token provided' } },
+  function get_query_token({ token }) {
+    if (token !== 'jessica') throw new HTTPError(400, 'No Jessica token provided');
   },
-};
+);
 
 function build(): API {
   // routers/users.py
@@ -41,8 +39,12 @@ function build(): API {
 
   // routers/items.py
   const fakeItemsDb: Record<string, { name: string }> = { plumbus: { name: 'Plumbus' }, gun: { name: 'Portal Gun' } };
-  const items = new Router({ prefix: '/items', tags: ['items'], responses: { 404: { description: 'Not found' } } });
-  items.addMiddleware(tokenHeader);
+  const items = new Router({
+    prefix: '/items',
+    tags: ['items'],
+    dependencies: [tokenHeader],
+    responses: { 404: { description: 'Not found' } },
+  });
   items.get('/', function read_items() {
     return fakeItemsDb;
   });
@@ -61,15 +63,18 @@ function build(): API {
   );
 
   // internal/admin.py, included by main.py with a prefix, tags, the token check and a 418.
-  const admin = new Router({ prefix: '/admin', tags: ['admin'], responses: { 418: { description: "I'm a teapot" } } });
-  admin.addMiddleware(tokenHeader);
+  const admin = new Router({
+    prefix: '/admin',
+    tags: ['admin'],
+    dependencies: [tokenHeader],
+    responses: { 418: { description: "I'm a teapot" } },
+  });
   admin.post('/', function update_admin() {
     return { message: 'Admin getting schwifty' };
   });
 
   // main.py
-  const app = new API({ logger: false });
-  app.addMiddleware(queryToken);
+  const app = new API({ logger: false, dependencies: [queryToken] });
   app.includeRouter(users);
   app.includeRouter(items);
   app.includeRouter(admin);
@@ -105,12 +110,19 @@ describe('bigger applications', () => {
     const missing = await client.get('/items/bar?token=jessica', token);
     expect(missing.status).toBe(404);
     expect(missing.json<Json>().detail).toBe('Item not found');
+    // A missing header or query token is the binder's 422, a wrong one the check's 400, as in FastAPI.
     const noHeader = await client.get('/items/plumbus?token=jessica');
-    expect(noHeader.status).toBe(400);
-    expect(noHeader.json<Json>().detail).toBe('X-Token header invalid');
+    expect(noHeader.status).toBe(422);
+    expect(noHeader.json<Json>().errors).toEqual([expect.objectContaining({ in: 'header', path: ['x-token'], code: 'missing' })]);
+    const badHeader = await client.get('/items/plumbus?token=jessica', { headers: { 'x-token': 'wrong' } });
+    expect(badHeader.status).toBe(400);
+    expect(badHeader.json<Json>().detail).toBe('X-Token header invalid');
     const noQuery = await client.get('/users/foo');
-    expect(noQuery.status).toBe(400);
-    expect(noQuery.json<Json>().detail).toBe('No Jessica token provided');
+    expect(noQuery.status).toBe(422);
+    expect(noQuery.json<Json>().errors).toEqual([expect.objectContaining({ in: 'query', path: ['token'], code: 'missing' })]);
+    const wrongQuery = await client.get('/users/foo?token=monica');
+    expect(wrongQuery.status).toBe(400);
+    expect(wrongQuery.json<Json>().detail).toBe('No Jessica token provided');
     const put = await client.put('/items/plumbus?token=jessica', token);
     expect([put.status, put.json()]).toEqual([200, { item_id: 'plumbus', name: 'The great Plumbus' }]);
     const forbidden = await client.put('/items/bar?token=jessica', token);
@@ -118,7 +130,8 @@ describe('bigger applications', () => {
     expect(forbidden.json<Json>().detail).toBe('You can only update the item: plumbus');
     const admin = await client.post('/admin/?token=jessica', token);
     expect([admin.status, admin.json()]).toEqual([200, { message: 'Admin getting schwifty' }]);
-    expect((await client.post('/admin/?token=jessica')).status).toBe(400);
+    expect((await client.post('/admin/?token=jessica')).status).toBe(422);
+    expect((await client.post('/admin/?token=jessica', { headers: { 'x-token': 'wrong' } })).status).toBe(400);
   });
 
   it("documents the routers' responses beside the endpoints' own", () => {
@@ -136,6 +149,10 @@ describe('bigger applications', () => {
     expect(adminOp.responses['418'].description).toBe("I'm a teapot");
     expect(adminOp.responses['418'].content['application/problem+json'].schema).toBeDefined();
     expect(adminOp.responses['400']).toBeDefined();
+    // The dependencies' parameters are the operations' own: FastAPI documents them the same way.
+    const names = (operation: Json) => operation.parameters.map((p: Json) => `${p.in}:${p.name}`).sort();
+    expect(names(adminOp)).toEqual(['header:x-token', 'query:token']);
+    expect(names(doc.paths['/users/{username}'].get)).toEqual(['path:username', 'query:token']);
     // The users router declares none.
     expect(doc.paths['/users/{username}'].get.responses['404'].description).toBe('Not Found');
     expect(doc.paths['/users/'].get.responses['418']).toBeUndefined();
