@@ -1,7 +1,10 @@
 // One tool call through MCP against the same request through `app.fetch`, in one process, for
 // measure-mcp.sh: it warms up with <warm> requests, prints "warm", waits for a line on stdin, sends <n>
-// requests one after another, prints "counted" and waits for another line before it exits.
-//   node --import tsx mcp-call.ts <fetch|mcp|mcp-2025> <warm> <n>
+// requests one after another, prints "counted" and waits for another line before it exits. `sdk` is
+// the SDK's own floor: the same tools/call answered by a bare `createMcpHandler` (an `McpServer` per
+// request with one tool that returns the answer at once), without fnapi.
+//   node --import tsx mcp-call.ts <fetch|mcp|mcp-2025|sdk> <warm> <n>
+import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { API, z } from '@fnapi/core';
 import { mcp } from '@fnapi/mcp';
@@ -29,11 +32,40 @@ const modern = JSON.stringify({
 const legacy = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getBook', arguments: { id: 7 } } });
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
+type Sdk = typeof import('@modelcontextprotocol/server');
+const BOOK = { id: 7, title: 'Kindred', author: 'Octavia E. Butler' };
+const BOOK_SCHEMA = {
+  type: 'object',
+  properties: { id: { type: 'integer' }, title: { type: 'string' }, author: { type: 'string' } },
+  required: ['id', 'title', 'author'],
+};
+/** The SDK as @fnapi/mcp resolves it (the bench does not depend on it itself). */
+async function bareSdk(): Promise<{ fetch(request: Request): Promise<Response> }> {
+  const sdk = (await import(createRequire(import.meta.resolve('@fnapi/mcp')).resolve('@modelcontextprotocol/server'))) as Sdk;
+  const input = { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] };
+  const passThrough = {
+    '~standard': { version: 1, vendor: 'bench', validate: (value: unknown) => ({ value }), jsonSchema: { input: () => input, output: () => input } },
+  };
+  const output = sdk.fromJsonSchema(BOOK_SCHEMA as never);
+  return sdk.createMcpHandler(
+    () => {
+      const server = new sdk.McpServer({ name: 'bench', version: '1' }, { capabilities: { tools: { listChanged: false } } });
+      server.registerTool('getBook', { inputSchema: passThrough as never, outputSchema: output }, (() => ({
+        content: [{ type: 'text', text: JSON.stringify(BOOK) }],
+        structuredContent: { ...BOOK },
+      })) as never);
+      return server;
+    },
+    { legacy: 'stateless' },
+  );
+}
+const bare = mode === 'sdk' ? await bareSdk() : undefined;
+
 function one(): Promise<string> {
   const request =
     mode === 'fetch'
       ? new Request('http://localhost/books/7')
-      : mode === 'mcp'
+      : mode === 'mcp' || mode === 'sdk'
         ? new Request('http://localhost/mcp', {
             method: 'POST',
             headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'getBook' },
@@ -44,7 +76,7 @@ function one(): Promise<string> {
             headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-11-25' },
             body: legacy,
           });
-  return app.fetch(request).then(async (response) => {
+  return (bare ?? app).fetch(request).then(async (response) => {
     const text = await response.text();
     if (response.status !== 200 || !text.includes('Kindred')) throw new Error(`${mode}: ${response.status} ${text}`);
     return text;
