@@ -282,6 +282,57 @@ describe('tools', () => {
       expect(await Promise.all(agents.map((agent, i) => call(agent, i % 3 !== 0)))).toEqual(agents);
     }
   });
+
+  it('ends a call whose client went away', async () => {
+    const app = new API({ logger: false });
+    let ended: (reason: string) => void = () => {};
+    const aborted = new Promise<string>((resolve) => {
+      ended = resolve;
+    });
+    let started: () => void = () => {};
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    app.get('/slow', { mcp: true }, async (_input, request) => {
+      started();
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          ended('finished');
+          resolve();
+        }, 5000);
+        request.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          ended('aborted');
+          resolve();
+        });
+      });
+      return { done: true };
+    });
+    app.extend(mcp());
+    client = await TestClient.start(app);
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const controller = new AbortController();
+    const sent = fetch(`${client.url}/mcp`, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'get_slow',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_slow', arguments: {}, _meta: meta } }),
+    }).catch(() => undefined);
+    await running;
+    controller.abort();
+    await sent;
+    expect(await aborted).toBe('aborted');
+  });
 });
 
 describe('protocol 2026-07-28 and the mcp guard', () => {
