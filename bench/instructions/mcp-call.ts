@@ -32,7 +32,15 @@ const modern = JSON.stringify({
 const legacy = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getBook', arguments: { id: 7 } } });
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-type Sdk = typeof import('@modelcontextprotocol/server');
+/** What of the SDK the floor uses (the bench does not depend on the SDK, @fnapi/mcp does). */
+interface Sdk {
+  fromJsonSchema(schema: unknown): unknown;
+  createMcpHandler(factory: () => unknown, options: { legacy: 'stateless' }): { fetch(request: Request): Promise<Response> };
+  McpServer: new (
+    info: { name: string; version: string },
+    options: { capabilities: Record<string, unknown> },
+  ) => { registerTool(name: string, config: Record<string, unknown>, handler: () => unknown): void };
+}
 const BOOK = { id: 7, title: 'Kindred', author: 'Octavia E. Butler' };
 const BOOK_SCHEMA = {
   type: 'object',
@@ -44,16 +52,21 @@ async function bareSdk(): Promise<{ fetch(request: Request): Promise<Response> }
   const sdk = (await import(createRequire(import.meta.resolve('@fnapi/mcp')).resolve('@modelcontextprotocol/server'))) as Sdk;
   const input = { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] };
   const passThrough = {
-    '~standard': { version: 1, vendor: 'bench', validate: (value: unknown) => ({ value }), jsonSchema: { input: () => input, output: () => input } },
+    '~standard': {
+      version: 1,
+      vendor: 'bench',
+      validate: (value: unknown) => ({ value }),
+      jsonSchema: { input: () => input, output: () => input },
+    },
   };
-  const output = sdk.fromJsonSchema(BOOK_SCHEMA as never);
+  const output = sdk.fromJsonSchema(BOOK_SCHEMA);
   return sdk.createMcpHandler(
     () => {
       const server = new sdk.McpServer({ name: 'bench', version: '1' }, { capabilities: { tools: { listChanged: false } } });
-      server.registerTool('getBook', { inputSchema: passThrough as never, outputSchema: output }, (() => ({
+      server.registerTool('getBook', { inputSchema: passThrough, outputSchema: output }, () => ({
         content: [{ type: 'text', text: JSON.stringify(BOOK) }],
         structuredContent: { ...BOOK },
-      })) as never);
+      }));
       return server;
     },
     { legacy: 'stateless' },
