@@ -3,19 +3,27 @@
 // requests one after another, prints "counted" and waits for another line before it exits. `sdk` is
 // the SDK's own floor: the same tools/call answered by a bare `createMcpHandler` (an `McpServer` per
 // request with one tool that returns the answer at once), without fnapi.
-//   node --import tsx mcp-call.ts <fetch|mcp|mcp-2025|sdk> <warm> <n>
+// <tools> (default 1) is how many endpoints the app offers as tools: the others are alike and never called.
+//   node --import tsx mcp-call.ts <fetch|mcp|mcp-2025|sdk> <warm> <n> [tools]
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { API, z } from '@fnapi/core';
 import { mcp } from '@fnapi/mcp';
 
-const [mode = 'mcp', warm = '2000', count = '1000'] = process.argv.slice(2);
+const [mode = 'mcp', warm = '2000', count = '1000', tools = '1'] = process.argv.slice(2);
 
 const Book = z.object({ id: z.int(), title: z.string(), author: z.string() });
 const app = new API({ logger: false });
 app.get('/books/{id}', { params: { id: z.int() }, response: Book, mcp: true }, function getBook({ id }) {
   return { id, title: 'Kindred', author: 'Octavia E. Butler' };
 });
+for (let i = 1; i < Number(tools); i++) {
+  app.get(`/shelves/${i}/books/{id}`, { params: { id: z.int(), q: z.string().optional() }, response: Book, mcp: true }, ({ id }) => ({
+    id,
+    title: 'Kindred',
+    author: 'Octavia E. Butler',
+  }));
+}
 app.extend(mcp());
 
 const META = {
