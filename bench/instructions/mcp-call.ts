@@ -1,18 +1,29 @@
 // One tool call through MCP against the same request through `app.fetch`, in one process, for
 // measure-mcp.sh: it warms up with <warm> requests, prints "warm", waits for a line on stdin, sends <n>
-// requests one after another, prints "counted" and waits for another line before it exits.
-//   node --import tsx mcp-call.ts <fetch|mcp|mcp-2025> <warm> <n>
+// requests one after another, prints "counted" and waits for another line before it exits. `sdk` is
+// the SDK's own floor: the same tools/call answered by a bare `createMcpHandler` (an `McpServer` per
+// request with one tool that returns the answer at once), without fnapi.
+// <tools> (default 1) is how many endpoints the app offers as tools: the others are alike and never called.
+//   node --import tsx mcp-call.ts <fetch|mcp|mcp-2025|sdk> <warm> <n> [tools]
+import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { API, z } from '@fnapi/core';
 import { mcp } from '@fnapi/mcp';
 
-const [mode = 'mcp', warm = '2000', count = '1000'] = process.argv.slice(2);
+const [mode = 'mcp', warm = '2000', count = '1000', tools = '1'] = process.argv.slice(2);
 
 const Book = z.object({ id: z.int(), title: z.string(), author: z.string() });
 const app = new API({ logger: false });
 app.get('/books/{id}', { params: { id: z.int() }, response: Book, mcp: true }, function getBook({ id }) {
   return { id, title: 'Kindred', author: 'Octavia E. Butler' };
 });
+for (let i = 1; i < Number(tools); i++) {
+  app.get(`/shelves/${i}/books/{id}`, { params: { id: z.int(), q: z.string().optional() }, response: Book, mcp: true }, ({ id }) => ({
+    id,
+    title: 'Kindred',
+    author: 'Octavia E. Butler',
+  }));
+}
 app.extend(mcp());
 
 const META = {
@@ -29,11 +40,53 @@ const modern = JSON.stringify({
 const legacy = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'getBook', arguments: { id: 7 } } });
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
+/** What of the SDK the floor uses (the bench does not depend on the SDK, @fnapi/mcp does). */
+interface Sdk {
+  fromJsonSchema(schema: unknown): unknown;
+  createMcpHandler(factory: () => unknown, options: { legacy: 'stateless' }): { fetch(request: Request): Promise<Response> };
+  McpServer: new (
+    info: { name: string; version: string },
+    options: { capabilities: Record<string, unknown> },
+  ) => { registerTool(name: string, config: Record<string, unknown>, handler: () => unknown): void };
+}
+const BOOK = { id: 7, title: 'Kindred', author: 'Octavia E. Butler' };
+const BOOK_SCHEMA = {
+  type: 'object',
+  properties: { id: { type: 'integer' }, title: { type: 'string' }, author: { type: 'string' } },
+  required: ['id', 'title', 'author'],
+};
+/** The SDK as @fnapi/mcp resolves it (the bench does not depend on it itself). */
+async function bareSdk(): Promise<{ fetch(request: Request): Promise<Response> }> {
+  const sdk = (await import(createRequire(import.meta.resolve('@fnapi/mcp')).resolve('@modelcontextprotocol/server'))) as Sdk;
+  const input = { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] };
+  const passThrough = {
+    '~standard': {
+      version: 1,
+      vendor: 'bench',
+      validate: (value: unknown) => ({ value }),
+      jsonSchema: { input: () => input, output: () => input },
+    },
+  };
+  const output = sdk.fromJsonSchema(BOOK_SCHEMA);
+  return sdk.createMcpHandler(
+    () => {
+      const server = new sdk.McpServer({ name: 'bench', version: '1' }, { capabilities: { tools: { listChanged: false } } });
+      server.registerTool('getBook', { inputSchema: passThrough, outputSchema: output }, () => ({
+        content: [{ type: 'text', text: JSON.stringify(BOOK) }],
+        structuredContent: { ...BOOK },
+      }));
+      return server;
+    },
+    { legacy: 'stateless' },
+  );
+}
+const bare = mode === 'sdk' ? await bareSdk() : undefined;
+
 function one(): Promise<string> {
   const request =
     mode === 'fetch'
       ? new Request('http://localhost/books/7')
-      : mode === 'mcp'
+      : mode === 'mcp' || mode === 'sdk'
         ? new Request('http://localhost/mcp', {
             method: 'POST',
             headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'getBook' },
@@ -44,7 +97,7 @@ function one(): Promise<string> {
             headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-11-25' },
             body: legacy,
           });
-  return app.fetch(request).then(async (response) => {
+  return (bare ?? app).fetch(request).then(async (response) => {
     const text = await response.text();
     if (response.status !== 200 || !text.includes('Kindred')) throw new Error(`${mode}: ${response.status} ${text}`);
     return text;

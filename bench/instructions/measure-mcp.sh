@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Instructions per tool call through MCP (`tools/call` of a GET endpoint, protocol 2026-07-28, and the
-# 2025-11-25 stateless path) against the same request through `app.fetch`, counted by callgrind
+# 2025-11-25 stateless path) against the same request through `app.fetch`, and the SDK's own floor
+# (the same call to a bare `createMcpHandler`, no fnapi), counted by callgrind
 # inside one warm process each (see measure.sh): the process warms up, then only its next <n>
 # requests are counted.
-#   bench/instructions/measure-mcp.sh [warm=2000] [n=1000]
+#   bench/instructions/measure-mcp.sh [warm=2000] [n=1000] [tools=1]
+# <tools>: how many endpoints the app offers as tools (one is called; see mcp-call.ts).
 # Needs valgrind (Debian: apt-get install valgrind).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 warm=${1:-2000}
 count=${2:-1000}
+tools=${3:-1}
 work=$(mktemp -d)
 pid=
 cleanup() {
@@ -29,7 +32,7 @@ measure() {
   rm -f "$work"/out.* "$work/stdout" "$work/go"
   mkfifo "$work/go"
   (cd "$here" && exec valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/out.%p" \
-    node --conditions=@fnapi/source --no-memory-reducer --import tsx mcp-call.ts "$1" "$warm" "$count" \
+    node --conditions=@fnapi/source --no-memory-reducer --import tsx mcp-call.ts "$1" "$warm" "$count" "$tools" \
     <"$work/go" >"$work/stdout" 2>"$work/stderr") &
   pid=$!
   exec 3>"$work/go"
@@ -57,3 +60,5 @@ modern=$(measure mcp)
 echo "MCP tools/call (2026-07-28) through app.fetch: $modern instructions per call ($(awk "BEGIN { printf \"%.2f\", $modern / $fetch }")×)"
 legacy=$(measure mcp-2025)
 echo "MCP tools/call (2025-11-25) through app.fetch: $legacy instructions per call ($(awk "BEGIN { printf \"%.2f\", $legacy / $fetch }")×)"
+sdk=$(measure sdk)
+echo "The same tools/call (2026-07-28) to a bare createMcpHandler, without fnapi: $sdk instructions per call ($(awk "BEGIN { printf \"%.2f\", $sdk / $fetch }")×)"

@@ -62,10 +62,11 @@ export function toolRequest(runtime: Runtime, tool: Tool, args: Record<string, u
   let whole: unknown;
   const via = context.via;
   if (via !== undefined) {
-    for (const [name, value] of via.headers) {
-      if (EXCHANGE_HEADERS.has(name)) continue;
-      const current = headers[name];
-      headers[name] = current === undefined ? value : `${current}, ${value}`;
+    const raw = via.headers.raw;
+    for (const name in raw) {
+      const value = raw[name];
+      if (value === undefined || EXCHANGE_HEADERS.has(name)) continue;
+      headers[name] = typeof value === 'string' ? value : value.join(', ');
     }
   }
   if (context.traceparent !== undefined) headers.traceparent = context.traceparent;
@@ -173,6 +174,11 @@ async function resultOf(runtime: Runtime, tool: Tool, request: Request, out: Ser
   const success = out.status >= 200 && out.status < 300;
   if (success && tool.stream && out.stream !== undefined) return collect(out, type, tool, context);
   const limit = runtime.limits.bodyLimit;
+  const json = type === 'application/json' || type.endsWith('+json');
+  // A JSON answer rendered as text is taken as it is, not encoded to bytes and decoded back.
+  if (success && json && typeof out.body === 'string' && out.body !== '' && Number(headerOf(out, 'content-length')) <= limit) {
+    return jsonResult(out.body);
+  }
   const bytes = await answerBytes(out, limit);
   if (bytes === 'too-large') {
     return errorResult(problemDetails(502, `The answer is larger than the body limit (${limit} bytes)`));
@@ -188,12 +194,7 @@ async function resultOf(runtime: Runtime, tool: Tool, request: Request, out: Ser
     return errorResult(problem);
   }
   if (bytes.byteLength === 0) return { content: [] };
-  if (type === 'application/json' || type.endsWith('+json')) {
-    const text = new TextDecoder().decode(bytes);
-    const value = JSON.parse(text) as unknown;
-    const structured = isObject(value) ? value : { result: value };
-    return { content: [{ type: 'text', text }], structuredContent: structured };
-  }
+  if (json) return jsonResult(new TextDecoder().decode(bytes));
   if (type.startsWith('image/')) return { content: [{ type: 'image', data: base64(bytes), mimeType: type }] };
   if (isTextContentType(type)) {
     const text = new TextDecoder().decode(bytes);
@@ -202,6 +203,12 @@ async function resultOf(runtime: Runtime, tool: Tool, request: Request, out: Ser
   return {
     content: [{ type: 'resource', resource: { uri: request.url.href, mimeType: type || 'application/octet-stream', blob: base64(bytes) } }],
   };
+}
+
+/** A JSON answer as the tool's result: the value (`{ result }` when not an object) and the same JSON as text. */
+function jsonResult(text: string): ToolResult {
+  const value = JSON.parse(text) as unknown;
+  return { content: [{ type: 'text', text }], structuredContent: isObject(value) ? value : { result: value } };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

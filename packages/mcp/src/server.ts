@@ -69,6 +69,7 @@ type McpApp = Servable &
     onStartup(callback: () => unknown): unknown;
   };
 
+const decoder = new TextDecoder();
 const BUN_JSON = /^application\/json;\s*charset=utf-8$/i;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 const CORS_HEADERS = 'content-type, authorization, mcp-protocol-version, mcp-method, mcp-name, last-event-id';
@@ -96,7 +97,15 @@ interface Catalogue {
   input: Map<string, StandardSchemaWithJSON<Record<string, unknown>>>;
   output: Map<string, StandardSchemaWithJSON>;
   resources: Tool[];
+  /**
+   * Servers of this catalogue between exchanges, by era: registering every tool and template costs
+   * more than the call itself, so an instance whose exchange has closed serves the next one.
+   */
+  idle: { modern: McpServer[]; legacy: McpServer[] };
 }
+
+/** Most idle servers kept per era: enough for the requests a process serves at once. */
+const IDLE_SERVERS = 16;
 
 export class McpExtension implements Extension {
   readonly path: string;
@@ -149,7 +158,7 @@ export class McpExtension implements Extension {
     }
     provide(target, MCP_RUNTIME, {
       path: this.path,
-      server: (context) => this.server(context as McpRequestContext | undefined),
+      server: () => this.server(),
       catalogue: () => this.list(),
     });
     // The catalogue is built from the document before the first request, so a mistake fails startup.
@@ -175,12 +184,34 @@ export class McpExtension implements Extension {
       if (tool.outputSchema !== undefined) output.set(tool.name, fromJsonSchema(tool.outputSchema as never));
       if (tool.resource !== undefined) resources.push(tool);
     }
-    this.current = { tools, input, output, resources };
+    this.current = { tools, input, output, resources, idle: { modern: [], legacy: [] } };
     return this.current;
   }
 
-  /** One server for one exchange: the tools and resource templates, registered on the SDK's `McpServer`. */
-  server(context?: McpRequestContext): McpServer {
+  /**
+   * The server for one HTTP exchange: an idle one of the current catalogue, else a new one that goes
+   * back to the idle ones when its exchange closes. The SDK refuses an instance still serving, and
+   * every exchange sets what the protocol makes per request (the era's version, the client's
+   * identity), so only a legacy instance that served an `initialize` (client state) is let go.
+   */
+  private exchangeServer(context: McpRequestContext): McpServer {
+    const catalogue = this.catalogue();
+    const era = context.era === 'modern' ? 'modern' : 'legacy';
+    const idle = catalogue.idle[era];
+    const ready = idle.pop();
+    if (ready !== undefined) return ready;
+    const server = this.server();
+    const low = server.server;
+    low.onclose = () => {
+      if (this.current !== catalogue || low.transport !== undefined || idle.length >= IDLE_SERVERS || idle.includes(server)) return;
+      if (era === 'legacy' && (low.getClientVersion() !== undefined || low.getClientCapabilities() !== undefined)) return;
+      idle.push(server);
+    };
+    return server;
+  }
+
+  /** A server with the tools and resource templates registered on the SDK's `McpServer` (stdio, or an exchange). */
+  server(): McpServer {
     const catalogue = this.catalogue();
     const app = this.app!;
     const server = new McpServer(
@@ -197,7 +228,6 @@ export class McpExtension implements Extension {
         ...(this.options.instructions !== undefined ? { instructions: this.options.instructions } : {}),
       },
     );
-    const via = context?.requestInfo === undefined ? undefined : this.exchanges.get(context.requestInfo);
     for (const tool of catalogue.tools.values()) {
       const outputSchema = catalogue.output.get(tool.name);
       server.registerTool(
@@ -211,8 +241,12 @@ export class McpExtension implements Extension {
         },
         (async (
           args: Record<string, unknown>,
-          ctx: { mcpReq: { id: string | number; signal: AbortSignal; _meta?: Record<string, unknown>; notify(n: unknown): Promise<void> } },
+          ctx: {
+            mcpReq: { id: string | number; signal: AbortSignal; _meta?: Record<string, unknown>; notify(n: unknown): Promise<void> };
+            http?: { req?: globalThis.Request };
+          },
         ) => {
+          const via = this.via(ctx);
           const token = ctx.mcpReq._meta?.progressToken as string | number | undefined;
           const traceparent = ctx.mcpReq._meta?.traceparent;
           return callTool(this.runtime!, tool, args ?? {}, {
@@ -223,7 +257,9 @@ export class McpExtension implements Extension {
             attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': tool.name, 'jsonrpc.request.id': ctx.mcpReq.id },
             ...(token !== undefined
               ? {
+                  // An instance serves later exchanges: a call whose exchange has closed sends nothing more.
                   progress: (count: number, item: unknown) =>
+                    !ctx.mcpReq.signal.aborted &&
                     void ctx.mcpReq
                       .notify({
                         method: 'notifications/progress',
@@ -245,10 +281,16 @@ export class McpExtension implements Extension {
           ...(tool.description !== undefined ? { description: tool.description } : {}),
           mimeType: 'application/json',
         },
-        async (uri, variables) => this.read(tool, uri.href, variables as Record<string, string | string[]>, via),
+        async (uri, variables, ctx) => this.read(tool, uri.href, variables as Record<string, string | string[]>, this.via(ctx)),
       );
     }
     return server;
+  }
+
+  /** The fnapi request an SDK handler's exchange came from; none over stdio. */
+  private via(ctx: { http?: { req?: globalThis.Request } | undefined }): Request | undefined {
+    const web = ctx.http?.req;
+    return web === undefined ? undefined : this.exchanges.get(web);
   }
 
   /** `resources/read`: the endpoint run as a call is, its JSON as text or its bytes as a blob. */
@@ -302,7 +344,7 @@ export class McpExtension implements Extension {
   }
 
   private sdk(): McpHttpHandler {
-    return (this.handler ??= createMcpHandler((context) => this.server(context), {
+    return (this.handler ??= createMcpHandler((context) => this.exchangeServer(context), {
       legacy: 'stateless',
       maxRequestBodySize: this.runtime!.limits.bodyLimit,
       onerror: (error) => this.runtime!.logger.debug({ err: error }, 'MCP request refused'),
@@ -342,7 +384,7 @@ export class McpExtension implements Extension {
     if (request.method === 'POST') {
       bytes = await request.bytes();
       try {
-        parsed = JSON.parse(new TextDecoder().decode(bytes));
+        parsed = JSON.parse(decoder.decode(bytes));
       } catch {
         // The SDK answers malformed JSON with its own error.
       }
@@ -360,14 +402,7 @@ export class McpExtension implements Extension {
         if (status === 401 || status === 403) throw error;
       }
     }
-    const headers = new Headers();
-    for (const [name, value] of request.headers) headers.append(name, value);
-    // A body the SDK takes parsed is not copied again into the Web request.
-    const web = new globalThis.Request(request.url.href, {
-      method: request.method,
-      headers,
-      ...(bytes !== undefined && parsed === undefined ? { body: bytes as BodyInit } : {}),
-    });
+    const web = parsed !== undefined ? exchangeOf(request) : webRequest(request, bytes);
     this.exchanges.set(web, request);
     const response = await this.sdk().fetch(web, parsed !== undefined ? { parsedBody: parsed } : undefined);
     const type = response.headers.get('content-type') ?? '';
@@ -465,6 +500,34 @@ export class McpExtension implements Extension {
       headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=3600', 'access-control-allow-origin': '*' },
     });
   }
+}
+
+/**
+ * The exchange as the SDK reads a request it is handed with its body already parsed: method, URL,
+ * headers (`get`) and the client's signal, read from fnapi's request rather than copied into a new one.
+ */
+function exchangeOf(request: Request): globalThis.Request {
+  return {
+    method: request.method,
+    get url() {
+      return request.url.href;
+    },
+    headers: request.headers,
+    get signal() {
+      return request.signal;
+    },
+  } as unknown as globalThis.Request;
+}
+
+/** A Web request with the body bytes, for the SDK to read (and refuse) a body that is not JSON. */
+function webRequest(request: Request, bytes: Uint8Array | undefined): globalThis.Request {
+  const headers = new Headers();
+  for (const [name, value] of request.headers) headers.append(name, value);
+  return new globalThis.Request(request.url.href, {
+    method: request.method,
+    headers,
+    ...(bytes !== undefined ? { body: bytes as BodyInit } : {}),
+  });
 }
 
 function hostname(host: string): string {

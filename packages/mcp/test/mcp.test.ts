@@ -249,6 +249,90 @@ describe('tools', () => {
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('Dune');
   });
+
+  it('gives each call its own MCP request, however many are served at once and in turn', async () => {
+    const { app } = bookshelf();
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const call = async (agent: string, modern: boolean) => {
+      const params = { name: 'get_whoami', arguments: {}, ...(modern ? { _meta: meta } : {}) };
+      const response = await app.fetch(
+        new Request('http://localhost/mcp', {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'user-agent': agent,
+            'mcp-protocol-version': modern ? '2026-07-28' : '2025-11-25',
+            ...(modern ? { 'mcp-method': 'tools/call', 'mcp-name': 'get_whoami' } : {}),
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
+        }),
+      );
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      const json = modern ? text : text.slice(text.indexOf('data: ') + 6, text.lastIndexOf('}') + 1);
+      return (JSON.parse(json) as { result: { structuredContent: { ua: string } } }).result.structuredContent.ua;
+    };
+    for (const round of [1, 2, 3]) {
+      const agents = Array.from({ length: 12 }, (_, i) => `agent-${round}-${i}`);
+      expect(await Promise.all(agents.map((agent, i) => call(agent, i % 3 !== 0)))).toEqual(agents);
+    }
+  });
+
+  it('ends a call whose client went away', async () => {
+    const app = new API({ logger: false });
+    let ended: (reason: string) => void = () => {};
+    const aborted = new Promise<string>((resolve) => {
+      ended = resolve;
+    });
+    let started: () => void = () => {};
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    app.get('/slow', { mcp: true }, async (_input, request) => {
+      started();
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          ended('finished');
+          resolve();
+        }, 5000);
+        request.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          ended('aborted');
+          resolve();
+        });
+      });
+      return { done: true };
+    });
+    app.extend(mcp());
+    client = await TestClient.start(app);
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const controller = new AbortController();
+    const sent = fetch(`${client.url}/mcp`, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'get_slow',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_slow', arguments: {}, _meta: meta } }),
+    }).catch(() => undefined);
+    await running;
+    controller.abort();
+    await sent;
+    expect(await aborted).toBe('aborted');
+  });
 });
 
 describe('protocol 2026-07-28 and the mcp guard', () => {
