@@ -146,10 +146,17 @@ describe('memory of an idle compressed event stream', () => {
     return JSON.parse(result.stdout.trim().split('\n').pop()!) as { rss: number; external: number };
   }
 
+  // RSS moves by a few KiB per stream between identical runs (allocator pages, GC timing): each side
+  // is the lower of two runs, so the bound holds the code, not one run's noise.
+  const settled = (encoding: string) => {
+    const [a, b] = [measure(encoding), measure(encoding)];
+    return a.rss <= b.rss ? a : b;
+  };
+
   it('stays under 64 KiB more than an uncompressed stream, for gzip and br', () => {
-    const identity = measure('identity');
+    const identity = settled('identity');
     for (const encoding of ['gzip', 'br']) {
-      const compressed = measure(encoding);
+      const compressed = settled(encoding);
       expect(compressed.rss - identity.rss, `${encoding}: ${JSON.stringify({ identity, compressed })}`).toBeLessThan(64);
       expect(compressed.external, encoding).toBeLessThan(16);
     }
