@@ -38,23 +38,16 @@ import {
   type Overrides,
   type PlanInput,
 } from '../serve/resolve.js';
-import { type ClientOverrides, countClient } from '../serve/overrides.js';
-import { handlerMetadata } from '../serve/endpoint.js';
-import type { Request as FnRequest } from '../http/request.js';
+import { CLIENT_OVERRIDES, type ClientOverridesHandle, countClient, type Replacement } from '../serve/overrides.js';
 
-/** The key of `app[CLIENT_OVERRIDES](pairs)`, which a test client calls for its own overrides. */
-export const CLIENT_OVERRIDES: unique symbol = Symbol.for('fnapi.clientOverrides') as never;
+export type { Replacement };
+import { handlerMetadata } from '../serve/endpoint.js';
 
 /** What `app.override` returns: `restore()` puts the replaced dependency back (also `using`). */
 export interface OverrideHandle {
   restore(): void;
   [Symbol.dispose](): void;
 }
-
-/** A replacement for a `Dependency<T>`: a dependency of the same type, or a function giving a `T`. */
-export type Replacement<T> =
-  | Dependency<T>
-  | ((input: any, request: FnRequest) => T | PromiseLike<T> | Generator<T, unknown, unknown> | AsyncGenerator<T, unknown, unknown>);
 
 /**
  * The one resolver for runs that are not HTTP requests (job runs, tool calls): `uses` resolved with
@@ -66,11 +59,6 @@ export function dependencyRunner(app: API, uses: Record<string, Dependency<any>>
 
 /** The key of an app's scope of 'app' values (for `dependencyRunner`). */
 const APP_SCOPE: unique symbol = Symbol('fnapi.appScope');
-
-/** A test client's overrides and what ends them. */
-export interface ClientOverridesHandle extends ClientOverrides {
-  close(): Promise<void>;
-}
 
 export type { ValidationErrorFormat };
 

@@ -8,6 +8,12 @@ import { utf8Length } from '../platform/platform.js';
 /** The key of a response's JSON writer of plain-object content. Internal. */
 export const OBJECT_WRITER: unique symbol = Symbol('fnapi.objectWriter');
 
+/**
+ * Marks the one response whose 101 is a final answer: an accepted WebSocket upgrade, which its
+ * transport completes. Internal; the upgrade's class lives with the WebSockets, above the serving code.
+ */
+export const SWITCHES_PROTOCOLS: unique symbol = Symbol('fnapi.switchesProtocols');
+
 export interface ResponseOptions {
   statusCode?: number;
   headers?: HeadersInit;

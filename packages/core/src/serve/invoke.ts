@@ -27,6 +27,7 @@ import {
   OBJECT_WRITER,
   Response,
   StreamingResponse,
+  SWITCHES_PROTOCOLS,
   WrittenJSONResponse,
 } from '../http/response.js';
 import { ObjectWriter } from '../http/json-text.js';
@@ -35,7 +36,6 @@ import { mergeResponseHeaders } from '../http/cookies.js';
 import { pruneUnset } from './exclude-unset.js';
 import { isBinarySchema } from '../http/binary.js';
 import { FileResponse } from '../http/file-response.js';
-import { WebSocketUpgrade } from '../ws/endpoint.js';
 import { afterDeferred } from '../http/deferred.js';
 import { closeAll, type DependencyPlan, handlerInput, repeatKey, Resolution, resolveSteps, runGuardSlots, throwInto } from './resolve.js';
 
@@ -188,7 +188,7 @@ export function compileInvoker(
       response = binaryResponse ? binaryAnswer(result) : toResponse(result);
       // A 1xx is never a final answer (the client would read the next answer on the connection as this
       // one's); only an accepted WebSocket upgrade answers 101, and the transport completes it.
-      if (response.statusCode < 200 && !(response instanceof WebSocketUpgrade))
+      if (response.statusCode < 200 && (response as { [SWITCHES_PROTOCOLS]?: true })[SWITCHES_PROTOCOLS] !== true)
         throw new Error(`${label} answered status ${response.statusCode}: a 1xx status is never a final answer`);
     } catch (error) {
       done(error, undefined);

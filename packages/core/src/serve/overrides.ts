@@ -1,4 +1,5 @@
 import type { Request } from '../http/request.js';
+import type { Dependency } from './dependency-brand.js';
 import type { AppScope } from './resolve.js';
 
 /**
@@ -32,4 +33,17 @@ export function countClient(): () => void {
     if (!ended) clients--;
     ended = true;
   };
+}
+
+/** The key of `app[CLIENT_OVERRIDES](pairs)`, which a test client calls for its own overrides. */
+export const CLIENT_OVERRIDES: unique symbol = Symbol.for('fnapi.clientOverrides') as never;
+
+/** A replacement for a `Dependency<T>`: a dependency of the same type, or a function giving a `T`. */
+export type Replacement<T> =
+  | Dependency<T>
+  | ((input: any, request: Request) => T | PromiseLike<T> | Generator<T, unknown, unknown> | AsyncGenerator<T, unknown, unknown>);
+
+/** A test client's overrides and what ends them. */
+export interface ClientOverridesHandle extends ClientOverrides {
+  close(): Promise<void>;
 }

@@ -2,9 +2,8 @@ import { Pool } from 'undici';
 import type { InjectResponse } from './inject.js';
 import { runNodeServer, type RunningServer } from './node.js';
 import { type Runtime, runtimeOf, type Servable } from '../serve/runtime-contract.js';
-import { CLIENT_OVERRIDES, type ClientOverridesHandle, type Replacement } from '../app/app.js';
 import type { Dependency } from '../serve/dependency.js';
-import { markRequest } from '../serve/overrides.js';
+import { CLIENT_OVERRIDES, type ClientOverridesHandle, markRequest, type Replacement } from '../serve/overrides.js';
 
 import { connectTestSocket, type TestSocketOptions, type TestWebSocket } from '../ws/test-client.js';
 

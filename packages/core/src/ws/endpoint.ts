@@ -14,7 +14,7 @@ import type { Middleware } from '../serve/pipeline.js';
 import type { Request } from '../http/request.js';
 import { headerValueOf } from '../http/request-access.js';
 import { REQUEST_INTERNALS } from '../http/request-internals.js';
-import { Response } from '../http/response.js';
+import { Response, SWITCHES_PROTOCOLS } from '../http/response.js';
 import type { CloseInfo, WebSocketConnection } from './connection.js';
 import { type MessageValidator, messageValidator } from './messages.js';
 import type { Dependency, Uses } from '../serve/dependency.js';
@@ -247,6 +247,7 @@ export interface WebSocketEnd extends CloseInfo {
  * the transport completes the handshake and hands the socket to `start`.
  */
 export class WebSocketUpgrade extends Response {
+  readonly [SWITCHES_PROTOCOLS] = true;
   readonly startedAt = performance.now();
   // Made when a middleware asks (logging, metrics, tracing): otherwise a connection pays for none.
   private endedPromise: Promise<WebSocketEnd> | undefined = undefined;
