@@ -62,6 +62,18 @@ function locate(specifier: string): string {
         .resolve(specifier);
 }
 
+/**
+ * The bytes of a file of `swagger-ui-dist` or `redoc`. The build stores the scripts and the style sheet
+ * brotli-compressed (`<file>.br`) to keep the install small: those are decompressed here.
+ */
+async function readAsset(specifier: string): Promise<Buffer> {
+  const compressed = builtin('node:url').fileURLToPath(new URL(`${specifier}.br`, assetsDir()));
+  if (!builtin('node:fs').existsSync(compressed)) return builtin('node:fs').promises.readFile(locate(specifier));
+  const bytes = await builtin('node:fs').promises.readFile(compressed);
+  const { brotliDecompress } = builtin('node:zlib');
+  return new Promise((resolve, reject) => brotliDecompress(bytes, (error, out) => (error ? reject(error) : resolve(out))));
+}
+
 interface PackageInfo {
   name: string;
   version: string;
@@ -174,13 +186,13 @@ const fileCache = new Map<string, Promise<Uint8Array>>();
 function loadFile(specifier: string, patch?: (text: string) => string): Promise<Uint8Array> {
   let pending = fileCache.get(specifier);
   if (!pending) {
-    pending = builtin('node:fs')
-      .promises.readFile(specifier.startsWith(`${SCALAR_PACKAGE}/`) ? installedScalar()!.file : locate(specifier))
-      .then((buffer) =>
-        patch
-          ? new TextEncoder().encode(patch(buffer.toString('utf8')))
-          : new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength),
-      );
+    pending = (
+      specifier.startsWith(`${SCALAR_PACKAGE}/`) ? builtin('node:fs').promises.readFile(installedScalar()!.file) : readAsset(specifier)
+    ).then((buffer) =>
+      patch
+        ? new TextEncoder().encode(patch(buffer.toString('utf8')))
+        : new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength),
+    );
     pending.catch(() => fileCache.delete(specifier));
     fileCache.set(specifier, pending);
   }
