@@ -1,5 +1,4 @@
-import type { Agent, IncomingMessage } from 'node:http';
-import { builtin } from '@fnapi/validation/builtins';
+import { Pool } from 'undici';
 import type { InjectResponse } from './inject.js';
 import { runNodeServer, type RunningServer } from './node.js';
 import { type Runtime, runtimeOf, type Servable } from '../serve/runtime-contract.js';
@@ -50,7 +49,7 @@ export interface TestRequestOptions {
 export type TestResponse = InjectResponse;
 
 /**
- * Real HTTP against an app on an ephemeral loopback port, sent through Node's own HTTP client.
+ * Real HTTP against an app on an ephemeral loopback port, sent through undici.
  *
  * ```ts
  * const client = await TestClient.start(app);
@@ -61,12 +60,9 @@ export type TestResponse = InjectResponse;
 export class TestClient {
   private constructor(
     readonly server: RunningServer,
-    private readonly agent: Agent,
+    private readonly pool: Pool,
     private readonly overrides?: ClientOverridesHandle,
   ) {}
-
-  /** Exchanges not finished yet: `close()` lets them finish before it closes the connections. */
-  private readonly inFlight = new Set<Promise<IncomingMessage>>();
 
   /**
    * Serves an app on an ephemeral loopback port. `overrides` (`[[dependency, replacement], …]`)
@@ -89,8 +85,7 @@ export class TestClient {
     }
     // Startup runs on the first request, as on every transport: a failing one answers 503, then retries.
     const server = await runNodeServer(runtime, { host: '127.0.0.1', port: 0, handleSignals: false }, true);
-    const agent = new (builtin('node:http').Agent)({ keepAlive: true, maxSockets: 16 });
-    return new TestClient(server, agent, overrides);
+    return new TestClient(server, new Pool(server.url, { connections: 16 }), overrides);
   }
 
   get url(): string {
@@ -99,11 +94,8 @@ export class TestClient {
 
   async request(method: string, path: string, options: TestRequestOptions = {}): Promise<TestResponse> {
     const response = await this.send(method, path, options);
-    const chunks: Buffer[] = [];
-    for await (const chunk of response) chunks.push(chunk as Buffer);
-    // UTF-8 as a Web body's text() decodes it (a byte order mark dropped).
-    const text = new TextDecoder().decode(Buffer.concat(chunks));
-    return { status: response.statusCode!, headers: headersOf(response), body: text, json: <T>() => JSON.parse(text) as T };
+    const text = await response.body.text();
+    return { status: response.statusCode, headers: headersOf(response), body: text, json: <T>() => JSON.parse(text) as T };
   }
 
   /**
@@ -112,10 +104,10 @@ export class TestClient {
    */
   async stream(path: string, options: TestRequestOptions & { method?: string } = {}): Promise<TestStream> {
     const response = await this.send(options.method ?? 'GET', path, options);
-    return new TestStream(response.statusCode!, headersOf(response), response);
+    return new TestStream(response.statusCode, headersOf(response), response.body);
   }
 
-  private async send(method: string, path: string, options: TestRequestOptions): Promise<IncomingMessage> {
+  private async send(method: string, path: string, options: TestRequestOptions) {
     const headers: Record<string, string | string[]> = { ...options.headers };
     let body: string | Uint8Array | undefined = options.body;
     if (options.json !== undefined) {
@@ -136,29 +128,7 @@ export class TestClient {
       }
       target += `${path.includes('?') ? '&' : '?'}${search}`;
     }
-    // Framed by its length whatever the method: Node frames a GET or DELETE body by nothing otherwise.
-    if (body !== undefined && body.length > 0 && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) {
-      headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-    }
-    const { hostname, port } = new URL(this.server.url);
-    const response = new Promise<IncomingMessage>((resolve, reject) => {
-      const request = builtin('node:http').request(
-        { host: hostname, port, method: method.toUpperCase(), path: target, headers, agent: this.agent, signal: options.signal },
-        resolve,
-      );
-      request.on('error', reject);
-      request.end(body);
-    });
-    this.inFlight.add(response);
-    response.then(
-      (res) => {
-        // A body cut short fails whoever reads it; unread, it must not take the process down.
-        res.on('error', () => {});
-        res.once('close', () => this.inFlight.delete(response));
-      },
-      () => this.inFlight.delete(response),
-    );
-    return response;
+    return this.pool.request({ method: method.toUpperCase() as 'GET', path: target, headers, body, signal: options.signal });
   }
 
   get(path: string, options?: TestRequestOptions) {
@@ -196,44 +166,15 @@ export class TestClient {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.inFlight].map((response) => response.then(received, () => undefined)));
-    this.agent.destroy();
+    await this.pool.close();
     await this.server.close();
     await this.overrides?.close();
   }
 }
 
-/**
- * Resolves once the whole response has arrived, read or not (Node says so by no event when nobody
- * reads it, hence the look every few milliseconds), or once it is closed.
- */
-function received(response: IncomingMessage): Promise<void> {
-  return new Promise((settle) => {
-    if (response.complete || response.destroyed) return settle();
-    const look = setInterval(() => response.complete && done(), 5);
-    const done = () => {
-      clearInterval(look);
-      settle();
-    };
-    response.once('close', done);
-  });
-}
-
-/**
- * The response's headers by lower-case name, a repeated one as an array of its values in order; values
- * read as UTF-8 (Node's parser hands them over byte for byte), but `content-disposition` as Latin-1.
- */
-function headersOf(response: IncomingMessage): Record<string, string | string[]> {
+function headersOf(response: { headers: Record<string, string | string[] | undefined> }): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  const raw = response.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    const value = name === 'content-disposition' ? raw[i + 1]! : Buffer.from(raw[i + 1]!, 'latin1').toString('utf8');
-    const seen = out[name];
-    if (seen === undefined) out[name] = value;
-    else if (typeof seen === 'string') out[name] = [seen, value];
-    else seen.push(value);
-  }
+  for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) out[name] = value;
   return out;
 }
 
