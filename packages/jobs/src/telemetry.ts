@@ -1,4 +1,4 @@
-import { context, isSpanContextValid, type Link, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, isSpanContextValid, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { type Extensible, METRICS_REGISTRY, provided } from '@fnapi/core/extend';
 import { commonJsExports } from './interop.js';
 
@@ -21,22 +21,28 @@ export function currentTraceLink(): TraceLink | undefined {
 // A proxy tracer: it follows a provider registered later.
 let jobsTracer: ReturnType<typeof trace.getTracer> | undefined;
 
+/** The name of a job kind's CONSUMER span. */
+export function consumerSpanName(job: string): string {
+  return `${job} process`;
+}
+
 /**
- * Runs a job inside a CONSUMER span named `<job> process`, linked (not parented: a job runs on its
- * own time) to the span of the request that enqueued it.
+ * Runs a job inside a CONSUMER span named `spanName` (`consumerSpanName`), linked (not parented: a job
+ * runs on its own time) to the span of the request that enqueued it.
  */
-export function inConsumerSpan<T>(
+export function inConsumerSpan(
+  spanName: string,
   job: { name: string; id: string; attempt: number },
   link: TraceLink | undefined,
-  run: () => Promise<T>,
-): Promise<T> {
+  run: () => unknown,
+): unknown {
   const tracer = (jobsTracer ??= trace.getTracer('@fnapi/jobs'));
-  const links: Link[] = link === undefined ? [] : [{ context: { ...link, isRemote: true } }];
   const span: Span = tracer.startSpan(
-    `${job.name} process`,
+    spanName,
     {
       kind: SpanKind.CONSUMER,
-      links,
+      // None when there is no link: a tracer keeps (and may add to) the array it is given.
+      links: link === undefined ? undefined : [{ context: { ...link, isRemote: true } }],
       attributes: {
         'messaging.system': 'bullmq',
         'messaging.operation.type': 'process',
@@ -47,12 +53,13 @@ export function inConsumerSpan<T>(
     },
     ROOT_CONTEXT,
   );
-  // No SDK, or not sampled: nothing to record, no context to carry, no promise of its own.
+  // No SDK, or not sampled: nothing to record, no context to carry, no promise of its own (a value
+  // from a handler that returns one stays a value).
   if (!span.isRecording()) return run();
   return recorded(span, run);
 }
 
-async function recorded<T>(span: Span, run: () => Promise<T>): Promise<T> {
+async function recorded(span: Span, run: () => unknown): Promise<unknown> {
   try {
     const result = await context.with(trace.setSpan(ROOT_CONTEXT, span), run);
     span.setStatus({ code: SpanStatusCode.OK });

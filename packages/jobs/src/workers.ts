@@ -6,22 +6,71 @@ import { backoffOf, type JobContext, seconds } from './options.js';
 import { jsonSize, MAX_JSON_BYTES } from './payload.js';
 import type { Envelope } from './producer.js';
 import { loadBullmq, type Store } from './store.js';
-import { inConsumerSpan, type Metrics } from './telemetry.js';
+import { consumerSpanName, inConsumerSpan, type Metrics } from './telemetry.js';
 
 /**
- * A running attempt, so that shutdown can abort its signal (made only if the handler reads it), and
- * end the attempt (`fail`: the timeout's error, or REQUEUE) without waiting for its handler.
+ * One attempt of a job: the handler's `job`, and what shutdown needs to end it (abort its signal, made
+ * only if the handler reads it; `fail` the attempt without waiting for its handler). A class, not an
+ * object literal with getters: such a literal is built by the runtime's slow path at every job.
  */
-interface Running {
-  controller: AbortController | undefined;
-  reason: unknown;
-  fail: ((reason: unknown) => void) | undefined;
-}
+class Attempt implements JobContext {
+  #controller: AbortController | undefined = undefined;
+  #reason: unknown = undefined;
+  #logger: Logger | undefined = undefined;
+  readonly #baseLogger: () => Logger;
+  /** Ends the attempt early (its timeout's error, or REQUEUE); set while a handler's promise is pending. */
+  #end: ((reason: unknown) => void) | undefined = undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined = undefined;
 
-function abortEntry(entry: Running, reason: unknown): void {
-  if (entry.reason !== undefined) return;
-  entry.reason = reason;
-  entry.controller?.abort(reason);
+  constructor(
+    readonly id: string,
+    readonly name: string,
+    readonly attempt: number,
+    baseLogger: () => Logger,
+  ) {
+    this.#baseLogger = baseLogger;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#reason !== undefined) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  get logger(): Logger {
+    return (this.#logger ??= this.#baseLogger().child({ jobId: this.id, job: this.name }));
+  }
+
+  abort(reason: unknown): void {
+    if (this.#reason !== undefined) return;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+
+  /** While the handler's promise is pending, `fail` ends the attempt through `end`. */
+  endsWith(end: (reason: unknown) => void): void {
+    this.#end = end;
+  }
+
+  fail(reason: unknown): void {
+    this.#end?.(reason);
+  }
+
+  /** Aborts the signal and fails the attempt after `seconds`. */
+  timeout(seconds: number): void {
+    this.#timer = setTimeout(() => {
+      const error = new Error(`Job ${this.name} timed out after ${seconds} s`);
+      error.name = 'JobTimeoutError';
+      this.abort(error);
+      this.fail(error);
+    }, seconds * 1000);
+  }
+
+  settled(): void {
+    clearTimeout(this.#timer);
+  }
 }
 
 const REQUEUE = Symbol('requeue');
@@ -49,7 +98,7 @@ export interface WorkersOptions {
  */
 export class Workers {
   private readonly workers = new Map<string, Worker>();
-  private readonly running = new Set<Running>();
+  private readonly running = new Set<Attempt>();
   /** Set when shutdown sends the running jobs back: an attempt that starts after it goes back too. */
   private requeued = false;
   private started: Promise<void> | undefined;
@@ -91,9 +140,9 @@ export class Workers {
       });
       if ((await Promise.race([closed, late])) === 'late') {
         this.options.logger().warn({ running: this.running.size }, 'jobs still running at the shutdown timeout return to the queue');
-        for (const entry of this.running) abortEntry(entry, new Error('The worker is shutting down; the job returns to the queue'));
+        for (const entry of this.running) entry.abort(new Error('The worker is shutting down; the job returns to the queue'));
         this.requeued = true;
-        for (const entry of this.running) entry.fail?.(REQUEUE);
+        for (const entry of this.running) entry.fail(REQUEUE);
         await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, REQUEUE_WAIT_MS))]);
         await Promise.allSettled(workers.map((worker) => worker.close(true)));
       }
@@ -108,7 +157,8 @@ export class Workers {
     const options = kind.options;
     const lockMs = Math.round(seconds('lockDuration', options.lockDuration, 30) * 1000);
     const attempts = Math.max(1, options.attempts ?? 1);
-    const worker = await store.worker(kind.name, (job, token) => this.process(kind, job, token), {
+    const run: PerKind = { timeout: seconds('timeout', options.timeout, 0), spanName: consumerSpanName(kind.name) };
+    const worker = await store.worker(kind.name, (job, token) => this.process(kind, run, job, token), {
       concurrency: Math.max(1, options.concurrency ?? 1),
       lockDuration: lockMs,
       stalledInterval: lockMs,
@@ -152,79 +202,89 @@ export class Workers {
     }
   }
 
-  private async process(kind: Kind, bull: BullJob, token: string | undefined): Promise<unknown> {
+  /**
+   * One attempt: its span, timeout and metrics around the handler. A handler that returns a value (not
+   * a promise) completes the attempt without a promise of ours in between.
+   */
+  private process(kind: Kind, run: PerKind, bull: BullJob, token: string | undefined): Promise<unknown> {
     const data = (bull.data ?? {}) as Envelope;
-    const id = String(bull.id);
-    const attempt = Math.max(1, bull.attemptsStarted ?? bull.attemptsMade + 1);
-    const base = this.options.logger();
-    const metrics = this.options.metrics;
-    let logger: Logger | undefined;
-    // The signal and the child logger are made only if the handler reads them.
-    const entry: Running = { controller: undefined, reason: undefined, fail: undefined };
-    const context: JobContext = {
-      id,
-      name: kind.name,
-      attempt,
-      get signal() {
-        if (entry.controller === undefined) {
-          entry.controller = new AbortController();
-          if (entry.reason !== undefined) entry.controller.abort(entry.reason);
-        }
-        return entry.controller.signal;
-      },
-      get logger() {
-        return (logger ??= base.child({ jobId: id, job: kind.name }));
-      },
-    };
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = seconds('timeout', kind.options.timeout, 0);
-    if (timeout > 0) {
-      timer = setTimeout(() => {
-        const error = new Error(`Job ${kind.name} timed out after ${timeout} s`);
-        error.name = 'JobTimeoutError';
-        abortEntry(entry, error);
-        entry.fail?.(error);
-      }, timeout * 1000);
-    }
-    this.running.add(entry);
+    const attempt = new Attempt(
+      String(bull.id),
+      kind.name,
+      Math.max(1, bull.attemptsStarted ?? bull.attemptsMade + 1),
+      this.options.logger,
+    );
+    if (run.timeout > 0) attempt.timeout(run.timeout);
+    this.running.add(attempt);
     const started = performance.now();
+    let outcome: unknown;
     try {
-      // The attempt ends with its handler, or earlier by `entry.fail` (its timeout, or shutdown).
-      const result = await inConsumerSpan(
-        { name: kind.name, id, attempt },
-        data.trace,
-        () =>
-          new Promise<unknown>((resolve, reject) => {
-            entry.fail = reject;
-            try {
-              const result = kind.handler(data.payload, context);
-              // Not resolve(promise): that would lock this promise in to the handler's, and `fail` could not end it.
-              if (isThenable(result)) result.then(resolve, reject);
-              else resolve(result);
-            } catch (error) {
-              reject(error as Error);
-            }
-            if (this.requeued) reject(REQUEUE);
-          }),
-      );
-      const value = result === undefined ? null : result;
-      if (value !== null && jsonSize(value) > MAX_JSON_BYTES)
-        throw new Error(`Result of job ${kind.name} is over ${MAX_JSON_BYTES} bytes as JSON`);
-      metrics.duration(kind.name, (performance.now() - started) / 1000);
-      metrics.count(kind.name, 'completed');
-      return value;
+      outcome = inConsumerSpan(run.spanName, attempt, data.trace, () => this.runHandler(kind, data.payload, attempt));
     } catch (error) {
-      if (error === REQUEUE) {
-        await bull.moveToWait(token);
-        throw new (await loadBullmq()).WaitingError();
-      }
-      metrics.duration(kind.name, (performance.now() - started) / 1000);
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      this.running.delete(entry);
+      return this.failed(kind, attempt, started, error, bull, token);
     }
+    // A promise (the handler's, wrapped, or the recording span's), else the handler's value.
+    if (!(outcome instanceof Promise)) return this.completed(kind, attempt, started, outcome);
+    return outcome.then(
+      (result) => this.completed(kind, attempt, started, result),
+      (error: unknown) => this.failed(kind, attempt, started, error, bull, token),
+    );
   }
+
+  /**
+   * Calls the handler: its value, or a promise of it that `attempt.fail` (the timeout, or shutdown) can
+   * end before the handler's own promise settles.
+   */
+  private runHandler(kind: Kind, payload: unknown, attempt: Attempt): unknown {
+    const result = kind.handler(payload, attempt);
+    if (!isThenable(result)) return result;
+    return new Promise<unknown>((resolve, reject) => {
+      attempt.endsWith(reject);
+      // Not resolve(promise): that would lock this promise in to the handler's, and `fail` could not end it.
+      result.then(resolve, reject);
+      if (this.requeued) reject(REQUEUE);
+    });
+  }
+
+  private completed(kind: Kind, attempt: Attempt, started: number, result: unknown): Promise<unknown> {
+    const value = result === undefined ? null : result;
+    if (value !== null && jsonSize(value) > MAX_JSON_BYTES)
+      return this.failed(kind, attempt, started, new Error(`Result of job ${kind.name} is over ${MAX_JSON_BYTES} bytes as JSON`));
+    this.finished(attempt);
+    const metrics = this.options.metrics;
+    metrics.duration(kind.name, (performance.now() - started) / 1000);
+    metrics.count(kind.name, 'completed');
+    return Promise.resolve(value);
+  }
+
+  private async failed(
+    kind: Kind,
+    attempt: Attempt,
+    started: number,
+    error: unknown,
+    bull?: BullJob,
+    token?: string | undefined,
+  ): Promise<never> {
+    this.finished(attempt);
+    if (error === REQUEUE && bull !== undefined) {
+      await bull.moveToWait(token);
+      throw new (await loadBullmq()).WaitingError();
+    }
+    this.options.metrics.duration(kind.name, (performance.now() - started) / 1000);
+    throw error;
+  }
+
+  private finished(attempt: Attempt): void {
+    attempt.settled();
+    this.running.delete(attempt);
+  }
+}
+
+/** What each attempt of a kind needs, worked out once when its worker starts. */
+interface PerKind {
+  /** Seconds; 0 for none. */
+  timeout: number;
+  spanName: string;
 }
 
 /**
