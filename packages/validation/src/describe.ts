@@ -29,6 +29,15 @@ export type BodyDescriptor =
     }
   | { kind: 'whole'; name: string; schema: Schema; mediaTypes?: readonly string[] };
 
+/**
+ * Refuses binding rules no request could satisfy (what `describeParams` and the binder would throw),
+ * without describing them: registration's check, so that describing waits for a document.
+ */
+export function checkParams(plan: BinderPlan): void {
+  analyze(plan);
+  compileForm(plan.method, plan.params, plan.pathParams);
+}
+
 /** The binding rules, described for documentation (OpenAPI): parameters by location and the request body. */
 export function describeParams(plan: BinderPlan): { params: ParamDescriptor[]; body: BodyDescriptor } {
   const params: ParamDescriptor[] = [];

@@ -12,7 +12,7 @@ export {
 } from './sources.js';
 export { compileBinder, type BindResult, type Binder } from './binder.js';
 export { MAX_ISSUES } from './bounded.js';
-export { describeParams, type ParamDescriptor, type BodyDescriptor } from './describe.js';
+export { checkParams, describeParams, type ParamDescriptor, type BodyDescriptor } from './describe.js';
 export type { ParamSpec, ParamsShape, BinderPlan } from './plan.js';
 export type { ValidationIssue } from './issues.js';
 export type { RawInput } from './readers.js';

@@ -1,5 +1,5 @@
 import { type DocsUi, type DocumentInfo, type OpenAPIVersion, requireDocsUi, type SchemaProblem } from '@fnapi/openapi';
-import { describeParams, type Duration, durationMs, durationSeconds, HOUR } from '@fnapi/validation';
+import { checkParams, type Duration, durationMs, durationSeconds, HOUR } from '@fnapi/validation';
 import { DEFAULT_BODY_LIMIT } from '../http/body.js';
 import { compile, type RegisteredEndpoint } from '../serve/compile.js';
 import { type DocumentSettings, describeApp, docsBuiltins } from '../document/openapi.js';
@@ -682,7 +682,7 @@ export class API extends RouteGroup implements Servable {
       const dependencyInput = this.dependencyInput(entry, pathParams, where);
       const plan = dependencyInput === undefined ? undefined : buildPlan(dependencyInput, this.scope, new Map());
       try {
-        describeParams({ method: entry.method, pathParams, params: plan?.params ?? options.params });
+        checkParams({ method: entry.method, pathParams, params: plan?.params ?? options.params });
       } catch (error) {
         throw new Error(`${where}: ${(error as Error).message}`, { cause: error });
       }

@@ -27,5 +27,9 @@ export function endpointTerms(entry: RouteEntry, where: string): EndpointTerms {
     sunset: own.sunset ?? merged.sunset,
     deprecationLink: own.deprecationLink ?? merged.deprecationLink,
   };
-  return { ...deprecationTerms(options, where), includeInSchema: (own.includeInSchema ?? merged.includeInSchema) !== false, responses };
+  // deprecationTerms makes a fresh object: completed in place rather than copied, once per endpoint.
+  const terms = deprecationTerms(options, where) as EndpointTerms;
+  terms.includeInSchema = (own.includeInSchema ?? merged.includeInSchema) !== false;
+  terms.responses = responses;
+  return terms;
 }

@@ -67,37 +67,56 @@ export interface CompileInput extends Omit<RuntimeOptions, 'table'> {
 /**
  * Entries → one runtime: the route table, each route's runner (router middleware, then the
  * endpoint's own, around the endpoint) and the app's chain. Runs once before the first request and again only after a change;
- * an endpoint's binder and invoker are compiled once for its lifetime.
+ * a route's runner is made on its first request, and an endpoint's binder and invoker once for its lifetime.
  */
 export function compile(input: CompileInput): AppRuntime {
   const table = new RouteTable<CompiledRoute>();
   const appMiddleware = activeMiddleware(input.middleware);
   for (const endpoint of input.endpoints) {
-    // The endpoint's own middleware runs after its guards (it sees `request.auth`: a per-user limit),
-    // with the endpoint's errors turned into responses for it as for any middleware.
-    const own = activeMiddleware(endpointMiddleware(endpoint.definition.options));
-    const afterGuards = own.length === 0 ? undefined : (next: Step) => composeActive(own, endpointBoundary(next));
-    endpoint.invoker ??=
-      endpoint.dependencyInput === undefined
-        ? compileInvoker(endpoint.method, endpoint.path, endpoint.pathParams, endpoint.definition, afterGuards)
-        : dependentInvoker(endpoint, endpoint.dependencyInput, input.scope, afterGuards);
-    // Routers' middleware around the endpoint (guards included); none at all compiles to no chain.
-    const middleware = activeMiddleware(endpoint.routers.flatMap((router) => router.middleware));
-    // The boundary turns an endpoint's errors into responses for the middleware around it. With no
-    // middleware anywhere on the route, the runtime's funnel does the same (the same report to
-    // plugins, the same problem body), and a request saves the wrapping.
-    const inner =
-      appMiddleware.length === 0 && middleware.length === 0 && own.length === 0
-        ? endpoint.invoker
-        : composeActive(middleware, endpointBoundary(endpoint.invoker));
-    const headers = endpoint.terms?.headers;
-    const run = headers !== undefined && headers.length > 0 ? withHeaders(inner, headers) : inner;
     const servesWhileStarting = handlerMetadata(endpoint.definition.handler)?.servesWhileStarting === true;
-    table.add(endpoint.method, endpoint.path, { template: endpoint.path, run, servesWhileStarting });
+    const route: CompiledRoute = { template: endpoint.path, run: undefined as unknown as Step, servesWhileStarting };
+    // A route is compiled on its first request (its checks ran at registration): a cold start
+    // compiles the route it answers, not all of them. The compiled runner then replaces this one.
+    const firstRun: Step = (request, done) => {
+      if (route.run === firstRun) {
+        try {
+          route.run = routeRunner(endpoint, input.scope, appMiddleware);
+        } catch (error) {
+          done(error, undefined);
+          return;
+        }
+      }
+      route.run(request, done);
+    };
+    route.run = endpoint.invoker === undefined ? firstRun : routeRunner(endpoint, input.scope, appMiddleware);
+    table.add(endpoint.method, endpoint.path, route);
   }
   for (const builtin of input.builtins)
     table.add('GET', builtin.path, { template: builtin.path, run: stepOf(builtin.run), servesWhileStarting: false });
   return new AppRuntime({ ...input, middleware: appMiddleware, table });
+}
+
+/** One route's runner: router middleware, then the endpoint's own, around the endpoint. */
+function routeRunner(endpoint: RegisteredEndpoint, scope: AppScope, appMiddleware: readonly Middleware[]): Step {
+  // The endpoint's own middleware runs after its guards (it sees `request.auth`: a per-user limit),
+  // with the endpoint's errors turned into responses for it as for any middleware.
+  const own = activeMiddleware(endpointMiddleware(endpoint.definition.options));
+  const afterGuards = own.length === 0 ? undefined : (next: Step) => composeActive(own, endpointBoundary(next));
+  endpoint.invoker ??=
+    endpoint.dependencyInput === undefined
+      ? compileInvoker(endpoint.method, endpoint.path, endpoint.pathParams, endpoint.definition, afterGuards)
+      : dependentInvoker(endpoint, endpoint.dependencyInput, scope, afterGuards);
+  // Routers' middleware around the endpoint (guards included); none at all compiles to no chain.
+  const middleware = activeMiddleware(endpoint.routers.flatMap((router) => router.middleware));
+  // The boundary turns an endpoint's errors into responses for the middleware around it. With no
+  // middleware anywhere on the route, the runtime's funnel does the same (the same report to
+  // plugins, the same problem body), and a request saves the wrapping.
+  const inner =
+    appMiddleware.length === 0 && middleware.length === 0 && own.length === 0
+      ? endpoint.invoker
+      : composeActive(middleware, endpointBoundary(endpoint.invoker));
+  const headers = endpoint.terms?.headers;
+  return headers !== undefined && headers.length > 0 ? withHeaders(inner, headers) : inner;
 }
 
 /**

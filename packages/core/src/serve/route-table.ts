@@ -135,8 +135,12 @@ function segmentShape(template: string, segment: string, last: boolean): Segment
   );
 }
 
+/** The last template read and its names: registration reads each route twice (where written, where recorded). */
+let lastRead: { template: string; names: readonly string[] } | undefined;
+
 /** Names of `{param}` segments of a route template, in order. */
 export function pathParamNames(template: string): string[] {
+  if (lastRead !== undefined && lastRead.template === template) return [...lastRead.names];
   const names: string[] = [];
   const segments = template.split('/');
   for (const [index, segment] of segments.entries()) {
@@ -144,6 +148,7 @@ export function pathParamNames(template: string): string[] {
     if (shape.kind !== 'static') names.push(shape.name);
   }
   if (new Set(names).size !== names.length) throw new Error(`Route "${template}" repeats a path parameter name`);
+  lastRead = { template, names: [...names] };
   return names;
 }
 
