@@ -175,9 +175,6 @@ function destroyOnError(this: Duplex): void {
   this.destroy();
 }
 
-// Node's global `Buffer` is an accessor: read once, not on every frame. A property read, since this
-// module also loads (without serving) where there is none.
-const NodeBuffer: typeof Buffer = globalThis.Buffer;
 const TEXT = { binary: false };
 const BINARY = { binary: true };
 
@@ -193,7 +190,7 @@ class NodeWire implements WireSocket {
     }
     // Encoded here: a string handed to `ws` reaches node's writev as a string chunk, the slow mixed
     // path. The encoded size is the count, so the text is not measured twice.
-    const bytes = NodeBuffer.from(data);
+    const bytes = Buffer.from(data);
     this.socket.send(bytes, TEXT);
     return bytes.byteLength;
   }
