@@ -7,8 +7,8 @@ import { closeReason, type MessageValidator } from './messages.js';
  * `ServerWebSocket`, a Web `WebSocket` on Deno and Workers. Everything else is the connection's.
  */
 export interface WireSocket {
-  /** Sends one frame. */
-  send(data: string | Uint8Array): void;
+  /** Sends one frame; returns its size in bytes (for the connection's counts). */
+  send(data: string | Uint8Array): number;
   /** Bytes sent but not yet handed to the network. */
   bufferedAmount(): number;
   /** Calls `fn` once what is buffered has been handed to the network (or the socket closed). */
@@ -167,10 +167,9 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
       data = JSON.stringify(message);
     }
     const counts = this.counts;
-    counts.sent++;
-    counts.bytesSent += typeof data === 'string' ? byteLength(data) : data.byteLength;
     const wire = this.wire;
-    wire.send(data);
+    counts.sent++;
+    counts.bytesSent += wire.send(data);
     if (wire.bufferedAmount() <= HIGH_WATER_MARK) return RESOLVED;
     return new Promise((resolve) => {
       const waiters = (this.drainWaiters ??= []);
@@ -349,6 +348,11 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
 
 // Node's and Bun's Buffer counts UTF-8 bytes without encoding; elsewhere the text is encoded.
 const NodeBuffer = (globalThis as { Buffer?: { byteLength(text: string): number } }).Buffer;
+
+/** The UTF-8 size of a text frame, or a binary one's size. */
+export function frameSize(data: string | Uint8Array): number {
+  return typeof data === 'string' ? byteLength(data) : data.byteLength;
+}
 
 function byteLength(text: string): number {
   return NodeBuffer !== undefined ? NodeBuffer.byteLength(text) : encoder.encode(text).byteLength;

@@ -3,7 +3,7 @@ import type { Response } from '../http/response.js';
 import type { Runtime } from '../serve/runtime-contract.js';
 import { requestFrom } from '../wire/request-from.js';
 import { type Serialized, serialize, toWebStream } from '../wire/serialize.js';
-import { HIGH_WATER_MARK, type WebSocketConnection, type WireSocket } from './connection.js';
+import { frameSize, HIGH_WATER_MARK, type WebSocketConnection, type WireSocket } from './connection.js';
 import { offerUpgrade, WebSocketUpgrade } from './endpoint.js';
 import { WebSocketHost } from './host.js';
 
@@ -58,6 +58,7 @@ export function bunWebSocketHandler(app: object): BunWebSocketHandler {
         send(message) {
           // -1: queued under back-pressure, written once Bun calls `drain`.
           if (ws.send(message) === -1) data.pressured = true;
+          return frameSize(message);
         },
         bufferedAmount: () => (data.pressured ? Number.MAX_SAFE_INTEGER : 0),
         onDrain: (fn) => {
@@ -176,6 +177,7 @@ function attachStandard(socket: WebSocket, host: WebSocketHost, upgrade: WebSock
     const wire: WireSocket = {
       send(data) {
         socket.send(data as string | ArrayBufferView<ArrayBuffer>);
+        return frameSize(data);
       },
       // Workers report no buffered amount (always 0); Deno does, and is polled while it is high.
       bufferedAmount: () => socket.bufferedAmount ?? 0,

@@ -159,7 +159,7 @@ const SOCKETS = Symbol('sockets');
 type Attached = WS.WebSocket & { [CONNECTION]?: WebSocketConnection; [SOCKETS]?: Set<WS.WebSocket> };
 
 function onMessage(this: Attached, data: Buffer, isBinary: boolean): void {
-  this[CONNECTION]!.received(isBinary ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : data.toString('utf8'));
+  this[CONNECTION]!.received(isBinary ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : data.toString());
 }
 function onPong(this: Attached): void {
   this[CONNECTION]!.pong();
@@ -183,10 +183,16 @@ class NodeWire implements WireSocket {
   /** `ws` closes with 1009 past the server's `maxPayload` (one server per limit). */
   readonly limitsPayload = true;
   constructor(private readonly socket: WS.WebSocket) {}
-  send(data: string | Uint8Array): void {
-    // Encoded here: a string handed to `ws` reaches node's writev as a string chunk, the slow mixed path.
-    if (typeof data === 'string') this.socket.send(Buffer.from(data), TEXT);
-    else this.socket.send(data, BINARY);
+  send(data: string | Uint8Array): number {
+    if (typeof data !== 'string') {
+      this.socket.send(data, BINARY);
+      return data.byteLength;
+    }
+    // Encoded here: a string handed to `ws` reaches node's writev as a string chunk, the slow mixed
+    // path. The encoded size is the count, so the text is not measured twice.
+    const bytes = Buffer.from(data);
+    this.socket.send(bytes, TEXT);
+    return bytes.byteLength;
   }
   bufferedAmount(): number {
     return this.socket.bufferedAmount;
