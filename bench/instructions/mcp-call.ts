@@ -2,9 +2,11 @@
 // measure-mcp.sh: it warms up with <warm> requests, prints "warm", waits for a line on stdin, sends <n>
 // requests one after another, prints "counted" and waits for another line before it exits. `sdk` is
 // the SDK's own floor: the same tools/call answered by a bare `createMcpHandler` (an `McpServer` per
-// request with one tool that returns the answer at once), without fnapi.
+// request with one tool that returns the answer at once), without fnapi. `sdk-reused` is the same SDK
+// served as @fnapi/mcp serves it: an idle `McpServer` serves the next exchange, and the body is read and
+// parsed once and handed over as `parsedBody`.
 // <tools> (default 1) is how many endpoints the app offers as tools: the others are alike and never called.
-//   node --import tsx mcp-call.ts <fetch|mcp|mcp-2025|sdk> <warm> <n> [tools]
+//   node --import tsx mcp-call.ts <fetch|mcp|mcp-2025|sdk|sdk-reused> <warm> <n> [tools]
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { API, z } from '@fnapi/core';
@@ -43,11 +45,14 @@ const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/j
 /** What of the SDK the floor uses (the bench does not depend on the SDK, @fnapi/mcp does). */
 interface Sdk {
   fromJsonSchema(schema: unknown): unknown;
-  createMcpHandler(factory: () => unknown, options: { legacy: 'stateless' }): { fetch(request: Request): Promise<Response> };
+  createMcpHandler(
+    factory: () => unknown,
+    options: { legacy: 'stateless' },
+  ): { fetch(request: Request, options?: { parsedBody?: unknown }): Promise<Response> };
   McpServer: new (
     info: { name: string; version: string },
     options: { capabilities: Record<string, unknown> },
-  ) => { registerTool(name: string, config: Record<string, unknown>, handler: () => unknown): void };
+  ) => { server: { onclose?: () => void }; registerTool(name: string, config: Record<string, unknown>, handler: () => unknown): void };
 }
 const BOOK = { id: 7, title: 'Kindred', author: 'Octavia E. Butler' };
 const BOOK_SCHEMA = {
@@ -56,7 +61,7 @@ const BOOK_SCHEMA = {
   required: ['id', 'title', 'author'],
 };
 /** The SDK as @fnapi/mcp resolves it (the bench does not depend on it itself). */
-async function bareSdk(): Promise<{ fetch(request: Request): Promise<Response> }> {
+async function bareSdk(reuse: boolean): Promise<{ fetch(request: Request): Promise<Response> }> {
   const sdk = (await import(createRequire(import.meta.resolve('@fnapi/mcp')).resolve('@modelcontextprotocol/server'))) as Sdk;
   const input = { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] };
   const passThrough = {
@@ -68,25 +73,30 @@ async function bareSdk(): Promise<{ fetch(request: Request): Promise<Response> }
     },
   };
   const output = sdk.fromJsonSchema(BOOK_SCHEMA);
-  return sdk.createMcpHandler(
+  const idle: unknown[] = [];
+  const handler = sdk.createMcpHandler(
     () => {
+      if (reuse && idle.length > 0) return idle.pop();
       const server = new sdk.McpServer({ name: 'bench', version: '1' }, { capabilities: { tools: { listChanged: false } } });
       server.registerTool('getBook', { inputSchema: passThrough, outputSchema: output }, () => ({
         content: [{ type: 'text', text: JSON.stringify(BOOK) }],
         structuredContent: { ...BOOK },
       }));
+      if (reuse) server.server.onclose = () => void idle.push(server);
       return server;
     },
     { legacy: 'stateless' },
   );
+  if (!reuse) return handler;
+  return { fetch: async (request) => handler.fetch(request, { parsedBody: JSON.parse(await request.text()) }) };
 }
-const bare = mode === 'sdk' ? await bareSdk() : undefined;
+const bare = mode === 'sdk' || mode === 'sdk-reused' ? await bareSdk(mode === 'sdk-reused') : undefined;
 
 function one(): Promise<string> {
   const request =
     mode === 'fetch'
       ? new Request('http://localhost/books/7')
-      : mode === 'mcp' || mode === 'sdk'
+      : mode === 'mcp' || mode === 'sdk' || mode === 'sdk-reused'
         ? new Request('http://localhost/mcp', {
             method: 'POST',
             headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'getBook' },

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Instructions per tool call through MCP (`tools/call` of a GET endpoint, protocol 2026-07-28, and the
 # 2025-11-25 stateless path) against the same request through `app.fetch`, and the SDK's own floor
-# (the same call to a bare `createMcpHandler`, no fnapi), counted by callgrind
+# (the same call to a bare `createMcpHandler`, no fnapi: a new server per request, and one reused as
+# @fnapi/mcp reuses it, given the parsed body), counted by callgrind
 # inside one warm process each (see measure.sh): the process warms up, then only its next <n>
 # requests are counted.
 #   bench/instructions/measure-mcp.sh [warm=2000] [n=1000] [tools=1]
@@ -62,3 +63,5 @@ legacy=$(measure mcp-2025)
 echo "MCP tools/call (2025-11-25) through app.fetch: $legacy instructions per call ($(awk "BEGIN { printf \"%.2f\", $legacy / $fetch }")×)"
 sdk=$(measure sdk)
 echo "The same tools/call (2026-07-28) to a bare createMcpHandler, without fnapi: $sdk instructions per call ($(awk "BEGIN { printf \"%.2f\", $sdk / $fetch }")×)"
+reused=$(measure sdk-reused)
+echo "The same tools/call (2026-07-28) to a bare createMcpHandler reusing its server, given the parsed body, without fnapi: $reused instructions per call ($(awk "BEGIN { printf \"%.2f\", $reused / $fetch }")×)"

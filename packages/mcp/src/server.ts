@@ -26,7 +26,7 @@ import {
   ResourceTemplate,
   type StandardSchemaWithJSON,
 } from '@modelcontextprotocol/server';
-import { answerBytes, base64, callTool, headerOf, toolRequest, type ToolResult } from './call.js';
+import { answerBytes, base64, type CallContext, callTool, headerOf, toolRequest, type ToolResult } from './call.js';
 import { checkResource, describeTool, isTool, type SelectionOptions, type Tool, ToolNames, toolName } from './catalogue.js';
 
 /** An auth function's result (`jwtRequired(…)`), whose scheme authenticates a request. */
@@ -246,19 +246,20 @@ export class McpExtension implements Extension {
             http?: { req?: globalThis.Request };
           },
         ) => {
-          const via = this.via(ctx);
           const token = ctx.mcpReq._meta?.progressToken as string | number | undefined;
           const traceparent = ctx.mcpReq._meta?.traceparent;
-          return callTool(this.runtime!, tool, args ?? {}, {
-            ...(via !== undefined ? { via } : {}),
+          // One shape for every call's context (no spread of conditional literals on the hot path).
+          const context: CallContext = {
+            via: this.via(ctx),
             signal: ctx.mcpReq.signal,
             maxItems: this.maxItems,
-            ...(typeof traceparent === 'string' ? { traceparent } : {}),
+            traceparent: typeof traceparent === 'string' ? traceparent : undefined,
             attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': tool.name, 'jsonrpc.request.id': ctx.mcpReq.id },
-            ...(token !== undefined
-              ? {
-                  // An instance serves later exchanges: a call whose exchange has closed sends nothing more.
-                  progress: (count: number, item: unknown) =>
+            progress:
+              token === undefined
+                ? undefined
+                : // An instance serves later exchanges: a call whose exchange has closed sends nothing more.
+                  (count: number, item: unknown) =>
                     !ctx.mcpReq.signal.aborted &&
                     void ctx.mcpReq
                       .notify({
@@ -266,9 +267,8 @@ export class McpExtension implements Extension {
                         params: { progressToken: token, progress: count, message: JSON.stringify(item) },
                       })
                       .catch(() => {}),
-                }
-              : {}),
-          }) as Promise<ToolResult>;
+          };
+          return callTool(this.runtime!, tool, args ?? {}, context) as Promise<ToolResult>;
         }) as never,
       );
     }
@@ -407,23 +407,25 @@ export class McpExtension implements Extension {
     const response = await this.sdk().fetch(web, parsed !== undefined ? { parsedBody: parsed } : undefined);
     const type = response.headers.get('content-type') ?? '';
     // Bun's `Response.json` adds a charset that JSON has no use for: every runtime answers alike.
-    const bunJson = BUN_JSON.test(type);
-    const out = new Headers();
-    response.headers.forEach((value, name) => {
-      if (name !== 'content-type' && name !== 'content-length') out.append(name, value);
-    });
-    if (allowed) {
-      out.set('access-control-allow-origin', origin);
-      out.set('access-control-expose-headers', 'www-authenticate, mcp-protocol-version');
-      out.append('vary', 'origin');
-    }
-    const mediaType = bunJson ? 'application/json' : type || undefined;
+    const mediaType = BUN_JSON.test(type) ? 'application/json' : type || undefined;
     // A whole JSON answer is sent as its bytes; a stream (SSE) as it comes.
     if (!type.startsWith('application/json') || response.body === null) {
+      const out = new Headers();
+      response.headers.forEach((value, name) => {
+        if (name !== 'content-type' && name !== 'content-length') out.append(name, value);
+      });
+      if (allowed) cors(out, origin);
       if (type !== '') out.set('content-type', mediaType!);
       return new globalThis.Response(response.body, { status: response.status, headers: out });
     }
-    return new Response(new Uint8Array(await response.arrayBuffer()), { statusCode: response.status, headers: out, mediaType: mediaType! });
+    const body = new Uint8Array(await response.arrayBuffer());
+    const answer = new Response(body, { statusCode: response.status, mediaType: mediaType! });
+    // The SDK's other headers, if any; a JSON answer usually has none, and then none are copied.
+    response.headers.forEach((value, name) => {
+      if (name !== 'content-type' && name !== 'content-length') answer.headers.append(name, value);
+    });
+    if (allowed) cors(answer.headers, origin);
+    return answer;
   }
 
   /** Runs a guard; its Bearer challenge points at the resource metadata when there is some. */
@@ -505,18 +507,32 @@ export class McpExtension implements Extension {
 /**
  * The exchange as the SDK reads a request it is handed with its body already parsed: method, URL,
  * headers (`get`) and the client's signal, read from fnapi's request rather than copied into a new one.
+ * A class, so that every exchange's view has one shape.
  */
+class ExchangeView {
+  readonly method: string;
+  readonly headers: Request['headers'];
+  constructor(private readonly request: Request) {
+    this.method = request.method;
+    this.headers = request.headers;
+  }
+  get url(): string {
+    return this.request.url.href;
+  }
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+}
+
 function exchangeOf(request: Request): globalThis.Request {
-  return {
-    method: request.method,
-    get url() {
-      return request.url.href;
-    },
-    headers: request.headers,
-    get signal() {
-      return request.signal;
-    },
-  } as unknown as globalThis.Request;
+  return new ExchangeView(request) as unknown as globalThis.Request;
+}
+
+/** Lets `origin` read the answer (an allowed browser origin). */
+function cors(headers: { set(name: string, value: string): unknown; append(name: string, value: string): unknown }, origin: string): void {
+  headers.set('access-control-allow-origin', origin);
+  headers.set('access-control-expose-headers', 'www-authenticate, mcp-protocol-version');
+  headers.append('vary', 'origin');
 }
 
 /** A Web request with the body bytes, for the SDK to read (and refuse) a body that is not JSON. */
