@@ -59,6 +59,12 @@ class NodeParts implements RequestParts {
   awaitingContinue = false;
   /** The request built from these parts (set by the server). */
   request!: Request;
+  /** When serving it began (`performance.now()`), for a drain that abandons it. */
+  started = 0;
+  /** Its neighbours among the requests being served (`InFlight`). */
+  previous: NodeParts | undefined = undefined;
+  next: NodeParts | undefined = undefined;
+  tracked = false;
   /** The body's reading (`readBody`): not begun, under way, or over with its outcome. */
   private bodyState = BODY_UNREAD;
   private bodyDone: BodyDone | undefined = undefined;
@@ -188,14 +194,45 @@ class NodeParts implements RequestParts {
   }
 }
 
+/**
+ * The requests being served, linked through their parts: a drain waits for them and names those it
+ * abandons. Adding and removing one hashes nothing and allocates nothing (a `Map` keyed by request
+ * gives each request an identity hash and grows and shrinks its table as traffic comes and goes).
+ */
+class InFlight {
+  size = 0;
+  private first: NodeParts | undefined = undefined;
+  add(parts: NodeParts): void {
+    const first = this.first;
+    parts.next = first;
+    if (first !== undefined) first.previous = parts;
+    this.first = parts;
+    parts.tracked = true;
+    this.size++;
+  }
+  delete(parts: NodeParts): void {
+    if (!parts.tracked) return;
+    parts.tracked = false;
+    const { previous, next } = parts;
+    if (previous === undefined) this.first = next;
+    else previous.next = next;
+    if (next !== undefined) next.previous = previous;
+    parts.previous = undefined;
+    parts.next = undefined;
+    this.size--;
+  }
+  *[Symbol.iterator](): IterableIterator<NodeParts> {
+    for (let parts = this.first; parts !== undefined; parts = parts.next) yield parts;
+  }
+}
+
 /** One header from node's raw list (repeats joined), without building the whole header object. */
 function rawHeaderValue(raw: string[], name: string): string | undefined {
   let value: string | undefined;
   const length = name.length;
   for (let i = 0; i < raw.length; i += 2) {
     const key = raw[i]!;
-    if (key.length === length && (key === name || sameLowerCase(key, name)))
-      value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
+    if (key.length === length && sameLowerCase(key, name)) value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
   }
   return value;
 }
@@ -238,14 +275,15 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
   const keepOpen: NodeWriteOptions = { logger: context.logger, debug: context.debug };
   const closeAfter: NodeWriteOptions = { logger: context.logger, debug: context.debug, close: true };
   let draining = false;
-  /** Requests being served, with when each started: a drain waits for them, and names those it abandons. */
-  const inFlight = new Map<Request, number>();
+  const inFlight = new InFlight();
+  // Read once: `performance` is a global behind a getter, looked up anew on every read.
+  const clock = performance;
   let drained: (() => void) | undefined;
   /** Requests whose answer is being streamed: a drain aborts them so their streams end at once. */
   const streaming = new Set<Request>();
 
-  const finished = (request: Request) => {
-    inFlight.delete(request);
+  const finished = (parts: NodeParts) => {
+    inFlight.delete(parts);
     if (inFlight.size === 0 && drained) drained();
   };
 
@@ -255,14 +293,14 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     const streamed = writeNode(parts.res, out, close ? closeAfter : keepOpen);
     const request = parts.request;
     if (streamed === undefined) {
-      finished(request);
+      finished(parts);
       afterAnswer(request);
       return;
     }
     streaming.add(request);
     void streamed.then(() => {
       streaming.delete(request);
-      finished(request);
+      finished(parts);
       afterAnswer(request);
     });
   };
@@ -288,7 +326,8 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
     if (expectsContinue) parts.awaitingContinue = true;
     const request = requestFrom(parts);
     parts.request = request;
-    inFlight.set(request, performance.now());
+    parts.started = clock.now();
+    inFlight.add(parts);
     app.serve(request, respond, parts);
   };
 
@@ -363,7 +402,7 @@ export async function runNodeServer(app: Runtime, options: RunOptions, startupPe
       // Never dropped silently: what the time limit ended while it still ran is named in the drain's
       // one warning line, with the deferred work `app.shutdown()` finds still running.
       const left: Abandoned[] = [];
-      for (const [request, started] of inFlight) left.push(abandoned('request', request, started));
+      for (const parts of inFlight) left.push(abandoned('request', parts.request, parts.started));
       left.push(...((await socketsClosed) ?? []));
       abandon(app, left);
       server.closeAllConnections();
