@@ -252,7 +252,7 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
     if (this.state !== 'open') return;
     this.alive = true;
     if (this.wire.limitsPayload !== true) {
-      const size = typeof data === 'string' ? byteLength(data) : data.byteLength;
+      const size = frameSize(data);
       if (size > this.settings.maxPayload) {
         this.close(1009, `Message too big: over ${this.settings.maxPayload} bytes`);
         return;
