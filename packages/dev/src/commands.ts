@@ -93,17 +93,7 @@ export async function mcpCommand(entry: string, list: boolean): Promise<number> 
   const require = createRequire(import.meta.url);
   const tsx = require.resolve('tsx/esm');
   const args = ['--import', pathToFileURL(tsx).href, bin, entry, ...(list ? ['--list'] : [])];
-  const child = spawn(process.execPath, args, { stdio: 'inherit' });
-  const forward = (signal: NodeJS.Signals) => child.kill(signal);
-  process.on('SIGINT', forward);
-  process.on('SIGTERM', forward);
-  return new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
-      process.off('SIGINT', forward);
-      process.off('SIGTERM', forward);
-      resolve(code ?? (signal ? 0 : 1));
-    });
-  });
+  return runNode(args);
 }
 
 /** The `fnapi-mcp` script of the `@fnapi/mcp` the project installed (its source, in fnapi's own workspace). */
@@ -169,17 +159,7 @@ export async function devCommand(
   const ownFile = fileURLToPath(import.meta.url);
   const serve = fileURLToPath(new URL(ownFile.endsWith('.ts') ? './serve.ts' : './serve.js', import.meta.url));
   const args = [tsxCli, 'watch', '--clear-screen=false', serve, entry, ...(options.client ? ['--client', options.client] : [])];
-  const child = spawn(process.execPath, args, { stdio: 'inherit', env });
-  const forward = (signal: NodeJS.Signals) => child.kill(signal);
-  process.on('SIGINT', forward);
-  process.on('SIGTERM', forward);
-  return new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
-      process.off('SIGINT', forward);
-      process.off('SIGTERM', forward);
-      resolve(code ?? (signal ? 0 : 1));
-    });
-  });
+  return runNode(args, env);
 }
 
 /**
@@ -227,4 +207,22 @@ export async function deployCommand(target: string, options: HaproxyOptions & { 
     process.stdout.write(text);
   }
   return 0;
+}
+
+/**
+ * Runs Node with `args` in the foreground (its output is ours), handing it Ctrl-C and SIGTERM;
+ * resolves with its exit code (0 when a forwarded signal ended it).
+ */
+function runNode(args: string[], env?: NodeJS.ProcessEnv): Promise<number> {
+  const child = spawn(process.execPath, args, { stdio: 'inherit', env });
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  return new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      process.off('SIGINT', forward);
+      process.off('SIGTERM', forward);
+      resolve(code ?? (signal ? 0 : 1));
+    });
+  });
 }
