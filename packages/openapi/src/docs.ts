@@ -128,15 +128,20 @@ export function installedDocsPackages(): DocsPackages | null {
   return packages;
 }
 
-function readPackages(): DocsPackages {
+function readPackages(): DocsPackages | null {
   const read = (path: string): PackageInfo => {
     const { name, version } = JSON.parse(builtin('node:fs').readFileSync(path, 'utf8')) as PackageInfo;
     return { name, version };
   };
+  // This package's own file first: a bundle (an app's cold start on Lambda) usually has none beside
+  // it, which one existence check tells far more cheaply than a failed package resolution does.
+  const selfFile = builtin('node:url').fileURLToPath(new URL('../package.json', import.meta.url));
+  if (!builtin('node:fs').existsSync(selfFile)) return null;
+  const self = read(selfFile);
   return {
     swagger: read(locate('swagger-ui-dist/package.json')),
     redoc: read(locate('redoc/package.json')),
-    self: read(builtin('node:url').fileURLToPath(new URL('../package.json', import.meta.url))),
+    self,
   };
 }
 
