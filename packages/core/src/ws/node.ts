@@ -159,7 +159,9 @@ const SOCKETS = Symbol('sockets');
 type Attached = WS.WebSocket & { [CONNECTION]?: WebSocketConnection; [SOCKETS]?: Set<WS.WebSocket> };
 
 function onMessage(this: Attached, data: Buffer, isBinary: boolean): void {
-  this[CONNECTION]!.received(isBinary ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : data.toString());
+  const connection = this[CONNECTION]!;
+  if (isBinary) connection.received(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+  else connection.received(data.toString(), data);
 }
 function onPong(this: Attached): void {
   this[CONNECTION]!.pong();
@@ -183,14 +185,14 @@ class NodeWire implements WireSocket {
   /** `ws` closes with 1009 past the server's `maxPayload` (one server per limit). */
   readonly limitsPayload = true;
   constructor(private readonly socket: WS.WebSocket) {}
-  send(data: string | Uint8Array): number {
+  send(data: string | Uint8Array, encoded?: Uint8Array): number {
     if (typeof data !== 'string') {
       this.socket.send(data, BINARY);
       return data.byteLength;
     }
     // Encoded here: a string handed to `ws` reaches node's writev as a string chunk, the slow mixed
     // path. The encoded size is the count, so the text is not measured twice.
-    const bytes = Buffer.from(data);
+    const bytes = encoded ?? Buffer.from(data);
     this.socket.send(bytes, TEXT);
     return bytes.byteLength;
   }
