@@ -75,12 +75,6 @@ function nextResult<T>(value: T): IteratorResult<T> {
   return [value].values().next();
 }
 
-// `next` makes its promise with this one executor instead of a closure per call.
-let madeResolve: ((result: IteratorResult<any>) => void) | undefined;
-function keepResolve(resolve: (result: IteratorResult<any>) => void): void {
-  madeResolve = resolve;
-}
-
 /**
  * The socket a WebSocket handler receives: an async iterable of the client's messages (parsed and
  * validated by `receive`), `send` with back-pressure (validated by `send`), `forward`, `close`,
@@ -268,10 +262,9 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
       return Promise.resolve(nextResult(value));
     }
     if (this.state !== 'open') return Promise.resolve(DONE);
-    const pending = new Promise<IteratorResult<In>>(keepResolve);
-    this.reader = madeResolve;
-    madeResolve = undefined;
-    return pending;
+    return new Promise((resolve) => {
+      this.reader = resolve;
+    });
   }
 
   // ---- called by transports -------------------------------------------------------------------
