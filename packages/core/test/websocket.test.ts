@@ -31,16 +31,6 @@ function build() {
     for await (const message of socket) await socket.send(message);
     state.handlerEnded++;
   });
-  // Sends each message twice, then the one before it again once the next has arrived.
-  app.ws('/echo-again', {}, async (_input, socket) => {
-    let previous: unknown;
-    for await (const message of socket) {
-      if (previous !== undefined) await socket.send(previous);
-      await socket.send(message);
-      await socket.send(message);
-      previous = message;
-    }
-  });
   app.ws(
     '/rooms/{room}',
     { params: { room: z.string().max(10), nick: z.string().optional() }, receive: Said, send: Line },
@@ -106,15 +96,6 @@ describe('app.ws', () => {
     const closed = await ws.close();
     expect(closed.code).toBe(1000);
     expect(await ws.next()).toBeUndefined();
-  });
-
-  it('sends a received text again, twice and after the next one arrived, as the same characters', async () => {
-    const ws = await client.ws('/echo-again');
-    await ws.send('héllo ✓');
-    expect([await ws.next(), await ws.next()]).toEqual(['héllo ✓', 'héllo ✓']);
-    await ws.send('wörld 🌍');
-    expect([await ws.next(), await ws.next(), await ws.next()]).toEqual(['héllo ✓', 'wörld 🌍', 'wörld 🌍']);
-    await ws.close();
   });
 
   it('runs plugins and middleware on the upgrade, which they see as 101', async () => {

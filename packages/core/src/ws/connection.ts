@@ -7,11 +7,8 @@ import { closeReason, type MessageValidator } from './messages.js';
  * `ServerWebSocket`, a Web `WebSocket` on Deno and Workers. Everything else is the connection's.
  */
 export interface WireSocket {
-  /**
-   * Sends one frame; returns its size in bytes (for the connection's counts). `encoded`, when given,
-   * is the UTF-8 of the text `data` as it was received, which a transport may send instead of encoding it.
-   */
-  send(data: string | Uint8Array, encoded?: Uint8Array): number;
+  /** Sends one frame; returns its size in bytes (for the connection's counts). */
+  send(data: string | Uint8Array): number;
   /** Bytes sent but not yet handed to the network. */
   bufferedAmount(): number;
   /** Calls `fn` once what is buffered has been handed to the network (or the socket closed). */
@@ -101,11 +98,6 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
   private paused = false;
   private drainWaiters: (() => void)[] | undefined = undefined;
   private closeInfo: CloseInfo | undefined = undefined;
-  // The text frame last handed to a waiting reader, with the bytes it arrived as: sending that text
-  // back sends them rather than encoding it again. Dropped when the reader asks for its next message,
-  // so a connection holds at most the frame its handler is working on.
-  private heldText: string | undefined = undefined;
-  private heldBytes: Uint8Array | undefined = undefined;
 
   private connectionId: string | undefined = undefined;
   /** Where errors are logged: the upgrade request's logger (with its id), made when a line is written. */
@@ -164,7 +156,6 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
   send(message: Out): Promise<void> {
     if (this.state !== 'open') return Promise.resolve();
     let data: string | Uint8Array;
-    let encoded: Uint8Array | undefined;
     const validate = this.settings.send;
     if (validate !== undefined) {
       const checked = validate(message);
@@ -176,10 +167,7 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
         return Promise.reject(error);
       }
       data = JSON.stringify(checked.value);
-    } else if (typeof message === 'string') {
-      data = message;
-      if (message === this.heldText) encoded = this.heldBytes;
-    } else if (message instanceof Uint8Array) {
+    } else if (typeof message === 'string' || message instanceof Uint8Array) {
       data = message;
     } else if (message instanceof ArrayBuffer) {
       data = new Uint8Array(message);
@@ -189,7 +177,7 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
     const counts = this.counts;
     const wire = this.wire;
     counts.sent++;
-    counts.bytesSent += wire.send(data, encoded);
+    counts.bytesSent += wire.send(data);
     if (wire.bufferedAmount() <= HIGH_WATER_MARK) return RESOLVED;
     return new Promise((resolve) => {
       const waiters = (this.drainWaiters ??= []);
@@ -250,8 +238,6 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
 
   /** The next client message; done once the connection is closing or closed. */
   next(): Promise<IteratorResult<In>> {
-    this.heldText = undefined;
-    this.heldBytes = undefined;
     const queue = this.queue;
     if (queue !== undefined && queue.length > 0) {
       const value = queue.shift()!;
@@ -269,8 +255,8 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
 
   // ---- called by transports -------------------------------------------------------------------
 
-  /** A frame from the client; `encoded` is a text frame's bytes, where the transport has them. */
-  received(data: string | Uint8Array, encoded?: Uint8Array): void {
+  /** A frame from the client. */
+  received(data: string | Uint8Array): void {
     if (this.state !== 'open') return;
     this.alive = true;
     if (this.wire.limitsPayload !== true) {
@@ -301,10 +287,6 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
     const reader = this.reader;
     if (reader !== undefined) {
       this.reader = undefined;
-      if (validate === undefined && encoded !== undefined) {
-        this.heldText = data as string;
-        this.heldBytes = encoded;
-      }
       reader(nextResult(value as In));
       return;
     }
@@ -347,8 +329,6 @@ export class WebSocketConnection<In = unknown, Out = unknown> implements AsyncIt
     this.closeInfo = info;
     this.endReading();
     this.queue = undefined;
-    this.heldText = undefined;
-    this.heldBytes = undefined;
     this.releaseSenders();
     this.abort(`WebSocket closed (${code})`);
     this.resolveClosed?.(info);

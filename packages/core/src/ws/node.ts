@@ -164,9 +164,7 @@ type Attached = WS.WebSocket & { [CONNECTION]?: WebSocketConnection; [SOCKETS]?:
 const bufferToString = (globalThis as { Buffer?: typeof Buffer }).Buffer?.prototype.toString as Buffer['toString'];
 
 function onMessage(this: Attached, data: Buffer, isBinary: boolean): void {
-  const connection = this[CONNECTION]!;
-  if (isBinary) connection.received(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
-  else connection.received(bufferToString.call(data), data);
+  this[CONNECTION]!.received(isBinary ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : bufferToString.call(data));
 }
 function onPong(this: Attached): void {
   this[CONNECTION]!.pong();
@@ -190,14 +188,14 @@ class NodeWire implements WireSocket {
   /** `ws` closes with 1009 past the server's `maxPayload` (one server per limit). */
   readonly limitsPayload = true;
   constructor(private readonly socket: WS.WebSocket) {}
-  send(data: string | Uint8Array, encoded?: Uint8Array): number {
+  send(data: string | Uint8Array): number {
     if (typeof data !== 'string') {
       this.socket.send(data, BINARY);
       return data.byteLength;
     }
     // Encoded here: a string handed to `ws` reaches node's writev as a string chunk, the slow mixed
     // path. The encoded size is the count, so the text is not measured twice.
-    const bytes = encoded ?? Buffer.from(data);
+    const bytes = Buffer.from(data);
     this.socket.send(bytes, TEXT);
     // `length`, the same for bytes: `byteLength` stays a generic load here (about 150 instructions).
     return bytes.length;
