@@ -110,26 +110,13 @@ export class Request {
   [REQUEST_INTERNALS]: RequestInternals | undefined = undefined;
   /** Tasks given to `defer`; undefined (nothing allocated) until the first one. */
   [DEFERRED]: DeferredTask[] | undefined = undefined;
-  private readonly protocol: 'http' | 'https';
-  private _headers: RequestHeaders | undefined;
-  private _client: ClientInfo | undefined;
-  private _bytes: Promise<Uint8Array> | undefined;
-  private _json: Promise<unknown> | undefined;
   private _jsonParsed = false;
   private _jsonValue: unknown = undefined;
-  private _query: URLSearchParams | undefined;
-  private _queryValues: Record<string, string | string[]> | undefined;
-  private _url: URL | undefined;
-  private _cookies: Record<string, string | undefined> | undefined;
-  private _state: Record<string, unknown> | undefined;
-  private _abort: AbortController | undefined;
-  private _abortReason: unknown = undefined;
-  private _aborted = false;
-  private _id: string | undefined;
-  private _ip: string | undefined | null = null;
-  private _logger: Logger | undefined;
+  private _queryValues: Record<string, string | string[]> | undefined = undefined;
+  private _id: string | undefined = undefined;
   private _contentLength: string | undefined | null = null;
-  private _responseHeaders: Headers | undefined;
+  /** What fewer requests use, made on first use: the common request allocates and initialises less. */
+  private _more: RequestMore | undefined = undefined;
   /** The parts the request was built from (body source, disconnect hook), read only when used. */
   private readonly _init: RequestInit;
 
@@ -138,7 +125,6 @@ export class Request {
     this.method = method === 'GET' || method === 'POST' ? method : method.toUpperCase();
     this.path = init.path ?? '/';
     this.rawQuery = init.query ?? '';
-    this.protocol = init.protocol ?? 'http';
     this.bodyLimit = init.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this._init = init;
   }
@@ -163,21 +149,24 @@ export class Request {
    * `X-Forwarded-For`. Computed on first read.
    */
   get ip(): string | undefined {
-    if (this._ip === null) {
+    const more = this.more();
+    if (more.ip === null) {
       const peer = this.client.address;
       const trust = this[REQUEST_INTERNALS]?.edge.trust;
-      this._ip = trust === undefined ? peer : forwardedAddress(peer, this.headerValue('x-forwarded-for'), trust);
+      more.ip = trust === undefined ? peer : forwardedAddress(peer, this.headerValue('x-forwarded-for'), trust);
     }
-    return this._ip;
+    return more.ip;
   }
 
   /** Case-insensitive request headers (built on first use: a route that reads none pays nothing). */
   get headers(): RequestHeaders {
-    return (this._headers ??= new RequestHeaders(this.loadHeaders()));
+    const more = this.more();
+    return (more.headers ??= new RequestHeaders(this.loadHeaders()));
   }
 
   get queryParams(): URLSearchParams {
-    return (this._query ??= new URLSearchParams(this.rawQuery));
+    const more = this.more();
+    return (more.query ??= new URLSearchParams(this.rawQuery));
   }
 
   /**
@@ -201,17 +190,18 @@ export class Request {
    * no header can change the path.
    */
   get url(): URL {
-    if (this._url === undefined) {
+    const more = this.more();
+    if (more.url === undefined) {
       const host = this.authority() ?? 'localhost';
-      let protocol: string = this.protocol;
+      let protocol: string = this._init.protocol ?? 'http';
       // X-Forwarded-Proto only from a trusted peer: anyone else could claim any origin.
       if (this.fromTrustedProxy()) {
         const proto = lastEntry(this.headerValue('x-forwarded-proto'))?.toLowerCase();
         if (proto === 'http' || proto === 'https') protocol = proto;
       }
-      this._url = new URL(`${protocol}://${host}${this.path}${this.rawQuery ? `?${this.rawQuery}` : ''}`);
+      more.url = new URL(`${protocol}://${host}${this.path}${this.rawQuery ? `?${this.rawQuery}` : ''}`);
     }
-    return this._url;
+    return more.url;
   }
 
   private fromTrustedProxy(): boolean {
@@ -229,11 +219,12 @@ export class Request {
   }
 
   get cookies(): Record<string, string | undefined> {
-    if (this._cookies === undefined) {
+    const more = this.more();
+    if (more.cookies === undefined) {
       const header = this.headers.get('cookie');
-      this._cookies = header ? parseCookie(header) : {};
+      more.cookies = header ? parseCookie(header) : {};
     }
-    return this._cookies;
+    return more.cookies;
   }
 
   /**
@@ -241,11 +232,12 @@ export class Request {
    * `reqId`, made on first use.
    */
   get logger(): Logger {
-    if (this._logger === undefined) {
+    const more = this.more();
+    if (more.logger === undefined) {
       const base = this[REQUEST_INTERNALS]?.logger ?? (fallbackLogger ??= defaultLogger());
-      this._logger = base.child({ reqId: this.id });
+      more.logger = base.child({ reqId: this.id });
     }
-    return this._logger;
+    return more.logger;
   }
 
   /**
@@ -253,7 +245,7 @@ export class Request {
    * (`request.logger = request.logger.child({ trace_id })`).
    */
   set logger(logger: Logger) {
-    this._logger = logger;
+    this.more().logger = logger;
   }
 
   /** The reconnecting event-stream client's `Last-Event-ID` header, if sent, decoded as UTF-8. */
@@ -264,12 +256,13 @@ export class Request {
 
   /** Headers merged into the handler's answer (an object, a tuple or a `Response`); made on first use. */
   get responseHeaders(): Headers {
-    return (this._responseHeaders ??= new Headers());
+    const more = this.more();
+    return (more.responseHeaders ??= new Headers());
   }
 
   /** `responseHeaders` if the handler touched them, without making them. Internal. */
   get responseHeadersIfAny(): Headers | undefined {
-    return this._responseHeaders;
+    return this._more?.responseHeaders;
   }
 
   /**
@@ -286,11 +279,13 @@ export class Request {
   }
 
   get state(): Record<string, unknown> {
-    return (this._state ??= {});
+    const more = this.more();
+    return (more.state ??= {});
   }
 
   get client(): ClientInfo {
-    return (this._client ??= this._init.client ?? {});
+    const more = this.more();
+    return (more.client ??= this._init.client ?? {});
   }
 
   /**
@@ -317,29 +312,32 @@ export class Request {
 
   /** Aborted when the client goes away or the endpoint's timeout passes. */
   get signal(): AbortSignal {
-    if (this._abort === undefined) {
-      this._abort = new AbortController();
-      if (this._aborted) this._abort.abort(this._abortReason);
+    const more = this.more();
+    if (more.abort === undefined) {
+      more.abort = new AbortController();
+      if (more.aborted) more.abort.abort(more.abortReason);
       else this.watchDisconnect();
     }
-    return this._abort.signal;
+    return more.abort.signal;
   }
 
   get aborted(): boolean {
-    return this._aborted;
+    return this._more?.aborted === true;
   }
 
   /** Aborts `signal` (used by servers on disconnect and by endpoint timeouts). */
   abort(reason?: unknown): void {
-    if (this._aborted) return;
-    this._aborted = true;
-    this._abortReason = reason;
-    this._abort?.abort(reason);
+    const more = this.more();
+    if (more.aborted) return;
+    more.aborted = true;
+    more.abortReason = reason;
+    more.abort?.abort(reason);
   }
 
   /** The raw body, read once (limited by `bodyLimit`, 413 past it) and kept for every later reader. */
   bytes(): Promise<Uint8Array> {
-    return (this._bytes ??= this.loadBody());
+    const more = this.more();
+    return (more.bytes ??= this.loadBody());
   }
 
   async text(): Promise<string> {
@@ -356,7 +354,7 @@ export class Request {
     const limit = this.bodyLimit;
     // Already read through `bytes()`, or a body refused unread (a declared length past the limit):
     // the promise says it.
-    if (this._bytes !== undefined || init.readBody === undefined || this.declaredTooLarge(limit)) {
+    if (this._more?.bytes !== undefined || init.readBody === undefined || this.declaredTooLarge(limit)) {
       this.bytes().then(
         (bytes) => done(undefined, bytes),
         (error: unknown) => done(error, undefined),
@@ -368,8 +366,9 @@ export class Request {
 
   /** The parsed JSON body; 400 when it is malformed or empty. */
   json<T = unknown>(): Promise<T> {
-    this._json ??= this._jsonParsed ? Promise.resolve(this._jsonValue) : this.bytes().then((bytes) => this.parseJson(bytes));
-    return this._json as Promise<T>;
+    const more = this.more();
+    more.json ??= this._jsonParsed ? Promise.resolve(this._jsonValue) : this.bytes().then((bytes) => this.parseJson(bytes));
+    return more.json as Promise<T>;
   }
 
   /**
@@ -469,6 +468,10 @@ export class Request {
     return !(digits < POWERS_OF_TEN.length && POWERS_OF_TEN[digits]! <= limit) && Number(declared) > limit;
   }
 
+  private more(): RequestMore {
+    return (this._more ??= new RequestMore());
+  }
+
   /**
    * One header's value by lower-case name (repeats joined), from the transport when it can find it
    * without building every header (node:http's raw list). Internal: `headers.get` is the public way.
@@ -528,6 +531,24 @@ export class Request {
   private watchDisconnect(): void {
     this._init.onDisconnect?.((reason) => this.abort(reason));
   }
+}
+
+/** A request's state that fewer requests use (headers built, cookies, URL, signal, logger, …), made on first use. */
+class RequestMore {
+  headers: RequestHeaders | undefined = undefined;
+  client: ClientInfo | undefined = undefined;
+  bytes: Promise<Uint8Array> | undefined = undefined;
+  json: Promise<unknown> | undefined = undefined;
+  query: URLSearchParams | undefined = undefined;
+  url: URL | undefined = undefined;
+  cookies: Record<string, string | undefined> | undefined = undefined;
+  state: Record<string, unknown> | undefined = undefined;
+  abort: AbortController | undefined = undefined;
+  abortReason: unknown = undefined;
+  aborted = false;
+  ip: string | undefined | null = null;
+  logger: Logger | undefined = undefined;
+  responseHeaders: Headers | undefined = undefined;
 }
 
 const EMPTY_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
